@@ -1,0 +1,822 @@
+"""End-to-end throughput: a bare aiosmtpd server and `pbem serve` (SQLite) under the same SMTP client load."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import email
+import json
+import os
+import platform
+import quopri
+import random
+import re
+import shutil
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.header import decode_header, make_header
+from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from email.policy import default as default_policy
+from email.utils import format_datetime, make_msgid
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+REPO = Path(__file__).resolve().parents[1]
+DOMAIN = "pbem.localhost"
+PUBLIC = f"pbem@{DOMAIN}"
+PLAYER_DOMAIN = "players.example"
+VARIANT = "hyperspace"
+MAX_MESSAGE_BYTES = 1048576
+TARGET_RATIO = 0.25
+TARGET_P99_MS = 250.0
+
+_HEADER_PARSER = BytesHeaderParser(policy=compat32)
+
+#: Set when a task failed or the run was interrupted: every wait and loop gives up promptly.
+ABORT = threading.Event()
+
+
+class BenchError(RuntimeError):
+    """The benchmark could not go on; the message says which game, move or process."""
+
+
+# -- the relay sink: every mail pbem sends ends here, stamped on arrival ---------------------------
+
+
+@dataclass
+class Mail:
+    """One mail the sink accepted for one recipient; parsed only when somebody looks."""
+
+    raw: bytes
+    arrived: float  # time.monotonic() when the sink had the whole message
+
+    # Parsed cheaply (headers with compat32, a single text part decoded by hand): the bench shares the
+    # machine with the servers, and email.policy.default costs more than a millisecond per mail.
+    @cached_property
+    def headers(self) -> Message:
+        return _HEADER_PARSER.parsebytes(self.raw)
+
+    @cached_property
+    def body(self) -> str:
+        if self.headers.get_content_maintype() == "multipart":
+            full = email.message_from_bytes(self.raw, policy=default_policy)
+            assert isinstance(full, EmailMessage)
+            part = full.get_body(preferencelist=("plain",))
+            return str(part.get_content()) if part is not None else ""
+        payload = self.raw.split(b"\r\n\r\n", 1)[-1] if b"\r\n\r\n" in self.raw else self.raw.split(b"\n\n", 1)[-1]
+        encoding = str(self.headers.get("Content-Transfer-Encoding", "")).strip().lower()
+        if encoding == "quoted-printable":
+            payload = quopri.decodestring(payload)
+        elif encoding == "base64":
+            payload = base64.b64decode(payload)
+        charset = self.headers.get_content_charset() or "utf-8"
+        return payload.decode(charset, "replace").replace("\r\n", "\n")
+
+    def header(self, name: str) -> str:
+        value = self.headers.get(name, "")
+        text = " ".join(str(value).split())
+        return str(make_header(decode_header(text))) if "=?" in text else text
+
+
+class Mailbox:
+    """Mails per recipient, with a condition per recipient so a waiter wakes only for its own mail."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._mails: dict[str, list[Mail]] = defaultdict(list)
+        self._conditions: dict[str, threading.Condition] = {}
+        self.total = 0
+
+    def _condition(self, address: str) -> threading.Condition:
+        condition = self._conditions.get(address)
+        if condition is None:
+            condition = self._conditions[address] = threading.Condition(self._lock)
+        return condition
+
+    def deliver(self, address: str, raw: bytes, arrived: float) -> None:
+        address = address.lower()
+        with self._lock:
+            self._mails[address].append(Mail(raw, arrived))
+            self.total += 1
+            self._condition(address).notify_all()
+
+    def wait(self, address: str, start: int, timeout: float, health: Callable[[], None]) -> list[Mail]:
+        """The mails of ``address`` from index ``start`` on, once there is at least one; [] on timeout."""
+        address = address.lower()
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                mails = self._mails[address]
+                if len(mails) > start:
+                    return mails[start:]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return []
+                self._condition(address).wait(min(remaining, 0.5))
+            health()
+            if ABORT.is_set():
+                return []
+
+
+class SinkHandler:
+    """aiosmtpd handler that stamps and stores; no parsing here, so the relay's 250 comes at once."""
+
+    def __init__(self, mailbox: Mailbox) -> None:
+        self.mailbox = mailbox
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        arrived = time.monotonic()
+        raw = envelope.original_content or envelope.content or b""
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        for recipient in envelope.rcpt_tos:
+            self.mailbox.deliver(recipient, raw, arrived)
+        return "250 2.0.0 OK"
+
+
+class NullHandler:
+    """The bare server's handler: accept every mail and forget it."""
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        return "250 OK"
+
+
+def smtp_factory(handler: object, hostname: str) -> Callable[[], SMTP]:
+    """The same SMTP settings pbem's listener uses, so the bare server does the same protocol work."""
+    return lambda: SMTP(handler, data_size_limit=MAX_MESSAGE_BYTES, hostname=hostname, enable_SMTPUTF8=True)
+
+
+class Sink:
+    """The relay sink on 127.0.0.1, in a thread with its own event loop."""
+
+    def __init__(self) -> None:
+        self.mailbox = Mailbox()
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="sink", daemon=True)
+        self._thread.start()
+        create = self.loop.create_server(smtp_factory(SinkHandler(self.mailbox), "sink.localhost"),
+                                         host="127.0.0.1", port=0)
+        self._server = asyncio.run_coroutine_threadsafe(create, self.loop).result(timeout=10)
+        self.port: int = self._server.sockets[0].getsockname()[1]
+
+    def close(self) -> None:
+        async def shut() -> None:
+            self._server.close()
+            await self._server.wait_closed()
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(shut(), self.loop).result(timeout=5)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=5)
+
+
+def serve_bare(port: int) -> None:
+    """Run the bare null-handler server in this process until SIGTERM (the bench's `--serve-bare`)."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(smtp_factory(NullHandler(), DOMAIN), host="127.0.0.1", port=port)
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        server.close()
+
+    asyncio.run(main())
+
+
+# -- server subprocesses ----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class ServerProcess:
+    """A server subprocess with its output in files; ``check`` raises with its stderr tail if it died."""
+
+    def __init__(self, name: str, argv: list[str], port: int, workdir: Path, env: dict[str, str]) -> None:
+        self.name = name
+        self.port = port
+        self.stdout_path = workdir / f"{name}.stdout"
+        self.stderr_path = workdir / f"{name}.stderr"
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            # A session of its own: Ctrl-C reaches only the bench, which then stops the server itself.
+            self.proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def stderr_tail(self, lines: int = 30) -> str:
+        try:
+            text = self.stderr_path.read_text(errors="replace")
+        except OSError:
+            return "(no stderr)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def check(self) -> None:
+        code = self.proc.poll()
+        if code is not None:
+            raise BenchError(f"{self.name} exited with status {code}; its stderr ends with:\n{self.stderr_tail()}")
+
+    def wait_listening(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            self.check()
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return
+            if time.monotonic() > deadline:
+                raise BenchError(f"{self.name} does not listen on 127.0.0.1:{self.port} after {timeout:.0f} s; "
+                                 f"stderr:\n{self.stderr_tail()}")
+            time.sleep(0.05)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        if self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+    def error_lines(self) -> list[str]:
+        with contextlib.suppress(OSError):
+            text = self.stderr_path.read_text(errors="replace")
+            return [line for line in text.splitlines() if " ERROR " in line or line.startswith("Traceback")]
+        return []
+
+
+def clean_environment() -> dict[str, str]:
+    """The bench's environment without PBEM_* overrides, with this checkout importable."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PBEM_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def write_pbem_config(workdir: Path, port: int, sink_port: int) -> Path:
+    path = workdir / "pbem.toml"
+    path.write_text(
+        f'[server]\ndomain = "{DOMAIN}"\nsecret_key = "bench-{uuid.uuid4().hex}"\n\n'
+        f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nmax_message_bytes = {MAX_MESSAGE_BYTES}\n\n'
+        f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {sink_port}\nmaildir = "{workdir / "outbox"}"\n\n'
+        f'[database]\nurl = "sqlite:///{workdir / "pbem.sqlite3"}"\n\n'
+        f"[games]\ndays_per_move = 7\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def start_pbem(workdir: Path, sink_port: int) -> ServerProcess:
+    port = free_port()
+    config = write_pbem_config(workdir, port, sink_port)
+    argv = [sys.executable, "-m", "pbem", "serve", "--config", str(config)]
+    server = ServerProcess("pbem", argv, port, workdir, clean_environment())
+    server.wait_listening()
+    return server
+
+
+def start_bare(workdir: Path) -> ServerProcess:
+    port = free_port()
+    argv = [sys.executable, str(Path(__file__).resolve()), "--serve-bare", str(port)]
+    server = ServerProcess("bare", argv, port, workdir, clean_environment())
+    server.wait_listening()
+    return server
+
+
+# -- players and their mail --------------------------------------------------------------------------
+
+
+class Client:
+    """One SMTP connection, kept open (as a relaying MTA does) unless ``fresh``; one message per transaction."""
+
+    #: Open a new connection for every message (the tests' shape) instead of keeping one open.
+    fresh = False
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self._smtp: smtplib.SMTP | None = None
+
+    def send(self, sender: str, recipient: str, raw: bytes) -> None:
+        for attempt in (1, 2):
+            if self._smtp is None:
+                self._smtp = smtplib.SMTP("127.0.0.1", self.port, timeout=30)
+            try:
+                self._smtp.sendmail(sender, [recipient], raw)
+                if self.fresh:
+                    self.close()
+                return
+            except smtplib.SMTPServerDisconnected:
+                self._smtp = None  # an idle connection the server dropped: reconnect once
+                if attempt == 2:
+                    raise
+
+    def close(self) -> None:
+        if self._smtp is not None:
+            with contextlib.suppress(OSError, smtplib.SMTPException):
+                self._smtp.quit()
+            self._smtp = None
+
+
+def compose(headers: dict[str, str], body: str) -> bytes:
+    """A plain-text UTF-8 mail as a mail client puts it on the wire (written out by hand: it is cheap)."""
+    text = "\r\n".join(body.splitlines())
+    lines = [f"{name}: {value}" for name, value in headers.items()]
+    lines += ["MIME-Version: 1.0", 'Content-Type: text/plain; charset="utf-8"',
+              f"Content-Transfer-Encoding: {'7bit' if text.isascii() else '8bit'}"]
+    return ("\r\n".join(lines) + "\r\n\r\n" + text + "\r\n").encode("utf-8")
+
+
+def new_headers(sender: str, to: str, subject: str) -> dict[str, str]:
+    return {"From": sender, "To": to, "Subject": subject, "Date": format_datetime(datetime.now(UTC)),
+            "Message-ID": make_msgid(domain=PLAYER_DOMAIN)}
+
+
+def reply_message(sender: str, original: Mail, body: str) -> tuple[dict[str, str], bytes]:
+    """A reply as a mail client writes it: to the Reply-To, threaded, the original quoted below."""
+    subject = original.header("Subject")
+    headers = new_headers(sender, original.header("Reply-To") or PUBLIC,
+                          subject if subject.lower().startswith("re:") else f"Re: {subject}")
+    parent = original.header("Message-ID")
+    headers["In-Reply-To"] = parent
+    headers["References"] = " ".join(filter(None, [original.header("References"), parent]))
+    quoted = "\n".join(f"> {line}" for line in original.body.splitlines())
+    return headers, compose(headers, f"{body}\n\nOn {original.header('Date')}, pbem <{PUBLIC}> wrote:\n{quoted}\n")
+
+
+class Player:
+    """A mailbox at players.example: reads its mails in order and replies to them."""
+
+    def __init__(self, handle: str, sink: Sink, health: Callable[[], None], timeout: float) -> None:
+        self.handle = handle
+        self.address = f"{handle}@{PLAYER_DOMAIN}"
+        self.sink = sink
+        self.health = health
+        self.timeout = timeout
+        self.seen = 0
+
+    def next_mail(self, where: Callable[[Mail], bool], what: str) -> Mail:
+        """The next unread mail matching ``where``; mails before it are passed over."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            mails = self.sink.mailbox.wait(self.address, self.seen, max(remaining, 0.0), self.health)
+            if not mails:
+                raise BenchError(f"{what}: no such mail to {self.address} within {self.timeout:.0f} s")
+            if ABORT.is_set():
+                raise BenchError(f"{what}: aborted")
+            for mail in mails:
+                self.seen += 1
+                if where(mail):
+                    return mail
+
+    def _submit(self, client: Client, to: str, raw: bytes, what: str) -> None:
+        try:
+            client.send(self.address, to, raw)
+        except (OSError, smtplib.SMTPException) as error:
+            self.health()  # a dead server explains itself better than its refused connection
+            raise BenchError(f"{what or self.handle}: sending to {to} failed: {error!r}") from error
+
+    def send(self, client: Client, to: str, body: str, subject: str = "hello", what: str = "") -> str:
+        headers = new_headers(self.address, to, subject)
+        self._submit(client, to, compose(headers, body), what)
+        return headers["Message-ID"]
+
+    def reply(self, client: Client, original: Mail, body: str, what: str = "") -> tuple[str, float]:
+        """Send the reply; returns its Message-ID and the moment the server's 250 after DATA came back."""
+        headers, raw = reply_message(self.address, original, body)
+        self._submit(client, headers["To"], raw, what)
+        return headers["Message-ID"], time.monotonic()
+
+
+def answering(message_id: str) -> Callable[[Mail], bool]:
+    return lambda mail: mail.header("In-Reply-To") == message_id
+
+
+# -- games ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Game:
+    """One game between two bench players, with the engine's view of it kept in step with pbem."""
+
+    index: int
+    white: Player
+    black: Player
+    client: Client
+    engine: Any
+    rng: random.Random
+    state: Any = None
+    number: int = 0  # pbem's game number
+    last: dict[str, Mail] = field(default_factory=dict)  # the latest game mail of each player
+    latencies: list[float] = field(default_factory=list)
+    moves: int = 0
+    over: bool = False
+
+    def name(self) -> str:
+        return f"game {self.index} (pbem #{self.number})"
+
+
+def register(player: Player, client: Client) -> Mail:
+    player.send(client, PUBLIC, f"register {player.handle}")
+    return player.next_mail(lambda m: "Welcome to pbem" in m.body or "You are registered" in m.body,
+                            f"welcome mail of {player.handle}")
+
+
+def set_up(game: Game) -> None:
+    """Register both players, challenge, accept, and keep each player's opening mail."""
+    white, black = game.white, game.black
+    welcome_white = register(white, game.client)
+    register(black, game.client)
+    white.reply(game.client, welcome_white, f"challenge {black.handle} {VARIANT} white")
+    challenge = black.next_mail(lambda m: "challenges you" in m.header("Subject"),
+                                f"{game.name()}: challenge mail to {black.handle}")
+    number = re.search(r"accept (\d+)", challenge.body)
+    if number is None:
+        raise BenchError(f"{game.name()}: challenge mail without 'accept N':\n{challenge.body}")
+    black.reply(game.client, challenge, f"accept {number.group(1)}")
+    for player in (white, black):
+        opening = player.next_mail(
+            lambda m: m.header("Subject").startswith("[pbem #") and "has started" in m.body,
+            f"{game.name()}: opening mail to {player.handle}")
+        game.last[player.handle] = opening
+    number_in_subject = re.match(r"\[pbem #(\d+)\]", game.last[white.handle].header("Subject"))
+    game.number = int(number_in_subject.group(1)) if number_in_subject else 0
+    game.state = game.engine.setup({})
+
+
+def choose_move(game: Game) -> tuple[Any, str] | None:
+    """A random legal board move (phase-outs skipped: they need a secret), or None when the game is over."""
+    engine, state = game.engine, game.state
+    if engine.outcome(state) is not None:
+        return None
+    moves = sorted(((engine.describe(state, action), action) for action in engine.legal_actions(state)),
+                   key=lambda pair: pair[0])
+    board_moves = [(text, action) for text, action in moves if "@" not in text]
+    if not board_moves:
+        return None
+    text, action = game.rng.choice(board_moves)
+    return action, text
+
+
+def play_one(game: Game) -> bool:
+    """Play one move through pbem and record its latency; False when the game has ended."""
+    choice = choose_move(game)
+    if choice is None:
+        game.over = True
+        return False
+    action, text = choice
+    seat = str(game.engine.to_act(game.state))
+    mover, opponent = (game.white, game.black) if seat == "white" else (game.black, game.white)
+    move_number = game.engine.move_number(game.state)
+    what = f"{game.name()}, move {move_number} ({seat} {text})"
+    message_id, sent = mover.reply(game.client, game.last[mover.handle], text, what)
+    answer = mover.next_mail(answering(message_id), f"{what}: reply to {mover.handle}")
+    if "Played" not in answer.body or "Not played" in answer.body:
+        raise BenchError(f"{what}: pbem did not play it; its reply says:\n{answer.body}")
+    label = f"{move_number}." if seat == "white" else f"{move_number}..."
+    notice = opponent.next_mail(lambda m: f"{mover.handle} played {label} " in m.body,
+                                f"{what}: notification to {opponent.handle}")
+    game.latencies.append(notice.arrived - sent)
+    game.last[mover.handle], game.last[opponent.handle] = answer, notice
+    game.state = game.engine.apply(game.state, action).state
+    game.moves += 1
+    if "The game is over" in notice.body:
+        game.over = True
+    return not game.over
+
+
+# -- the phases -------------------------------------------------------------------------------------
+
+
+def run_parallel(tasks: list[Callable[[], None]]) -> None:
+    """Run every task in its own thread; the first failure (or Ctrl-C) stops the others and is raised."""
+    with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
+        futures: list[Future[None]] = [pool.submit(task) for task in tasks]
+        try:
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            for future in done:
+                future.result()
+        except BaseException:
+            ABORT.set()
+            raise
+
+
+def bare_phase(server: ServerProcess, games: list[Game], messages_per_client: int, seconds: float) -> dict[str, Any]:
+    """Each client sends move mails (a reply quoting a game mail) back to back to the null server."""
+    counts = [0] * len(games)
+    start = time.monotonic()
+    deadline = start + seconds
+
+    def client_task(index: int) -> None:
+        game = games[index]
+        client = Client(server.port)
+        opening = game.last[game.white.handle]
+        choice = choose_move(game)
+        move = choice[1] if choice else "Pe2-e4"
+        try:
+            for _ in range(messages_per_client):
+                if ABORT.is_set() or time.monotonic() > deadline:
+                    return
+                game.white.reply(client, opening, move, f"bare server, client {index + 1}")
+                counts[index] += 1
+        except BenchError:
+            server.check()
+            raise
+        finally:
+            client.close()
+
+    run_parallel([lambda i=i: client_task(i) for i in range(len(games))])
+    elapsed = time.monotonic() - start
+    server.check()
+    return {"messages": sum(counts), "seconds": elapsed, "rate": sum(counts) / elapsed}
+
+
+def pbem_phase(games: list[Game], moves_per_game: int, seconds: float, rate: float | None) -> dict[str, Any]:
+    """Every game plays up to ``moves_per_game`` moves at once: closed loop, or paced to ``rate`` moves/s."""
+    start = time.monotonic()
+    deadline = start + seconds
+    interval = len(games) / rate if rate else 0.0  # per game, so that all games together offer ``rate``
+    finished: list[float] = []
+
+    def game_task(game: Game) -> None:
+        due = start + game.rng.uniform(0, interval)
+        for _ in range(moves_per_game):
+            if interval:
+                while (pause := due - time.monotonic()) > 0 and not ABORT.is_set():
+                    time.sleep(min(pause, 0.5))
+                due += interval  # open loop: the schedule does not slip when a move was slow
+            if ABORT.is_set() or time.monotonic() > deadline or not play_one(game):
+                break
+        finished.append(time.monotonic())
+
+    for game in games:
+        game.latencies.clear()
+        game.moves = 0
+    run_parallel([lambda g=game: game_task(g) for game in games])
+    elapsed = max(finished, default=time.monotonic()) - start
+    latencies = sorted(latency for game in games for latency in game.latencies)
+    moves = sum(game.moves for game in games)
+    return {
+        "moves": moves,
+        "seconds": elapsed,
+        "rate": moves / elapsed if elapsed > 0 else 0.0,
+        "offered_rate": rate,
+        "p50_ms": percentile(latencies, 50) * 1000,
+        "p99_ms": percentile(latencies, 99) * 1000,
+        "max_ms": (latencies[-1] if latencies else 0.0) * 1000,
+        "games_over": sum(game.over for game in games),
+    }
+
+
+def percentile(sorted_values: list[float], pct: float) -> float:
+    """Nearest-rank percentile of an ascending list (0 for an empty one)."""
+    if not sorted_values:
+        return 0.0
+    rank = max(1, -(-len(sorted_values) * pct // 100))
+    return sorted_values[int(rank) - 1]
+
+
+def make_games(count: int, first: int, sink: Sink, pbem: ServerProcess, timeout: float, seed: int) -> list[Game]:
+    from pbem.variants import get_variant
+
+    games = []
+    for index in range(first, first + count):
+        white = Player(f"p{2 * index + 1}", sink, pbem.check, timeout)
+        black = Player(f"p{2 * index + 2}", sink, pbem.check, timeout)
+        games.append(Game(index=index + 1, white=white, black=black, client=Client(pbem.port),
+                          engine=get_variant(VARIANT), rng=random.Random(seed * 1_000_003 + index)))
+    return games
+
+
+def set_up_all(games: list[Game]) -> None:
+    run_parallel([lambda g=game: set_up(g) for game in games])
+
+
+# -- the run ----------------------------------------------------------------------------------------
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def cpu_use(server_pid: int) -> Iterator[dict[str, float]]:
+    """Fills the yielded dict with the server's and the bench's CPU use, in % of one core, over the block."""
+    figures: dict[str, float] = {}
+    wall, server, own = time.monotonic(), process_cpu_seconds(server_pid), time.process_time()
+    yield figures
+    wall = max(time.monotonic() - wall, 1e-9)
+    figures["server_cpu_pct"] = 100 * (process_cpu_seconds(server_pid) - server) / wall
+    figures["bench_cpu_pct"] = 100 * (time.process_time() - own) / wall
+
+
+@contextlib.contextmanager
+def py_spy(pid: int, output: Path | None) -> Iterator[None]:
+    """Sample the pbem process (all threads) with py-spy while the block runs, when asked to."""
+    if output is None:
+        yield
+        return
+    executable = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    # Wall-clock samples of every thread, idle ones included (lock and I/O waits are what we look for);
+    # non-blocking, so the sampling does not slow pbem down.
+    argv = [executable, "record", "--pid", str(pid), "--rate", "100", "--idle", "--threads", "--nonblocking",
+            "--format", "raw", "-o", str(output)]
+    try:
+        with output.with_suffix(".log").open("wb") as log:
+            recorder = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+    except OSError as error:
+        raise BenchError(f"cannot run py-spy ({error}); install it with 'pip install py-spy'") from error
+    try:
+        yield
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        try:
+            recorder.wait(30)
+        except subprocess.TimeoutExpired:
+            recorder.kill()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    workdir = Path(tempfile.mkdtemp(prefix="pbem-bench-"))
+    sink = Sink()
+    servers: list[ServerProcess] = []
+    all_games: list[Game] = []
+    try:
+        pbem = start_pbem(workdir, sink.port)
+        servers.append(pbem)
+        say(f"pbem serve listening on 127.0.0.1:{pbem.port}, sink on 127.0.0.1:{sink.port}, workdir {workdir}")
+        phase1 = make_games(args.games, 0, sink, pbem, args.timeout, args.seed)
+        phase2 = make_games(args.games, args.games, sink, pbem, args.timeout, args.seed)
+        all_games = phase1 + phase2
+        started = time.monotonic()
+        set_up_all(all_games)
+        say(f"set-up: {2 * len(all_games)} players registered, {len(all_games)} games started "
+            f"in {time.monotonic() - started:.1f} s")
+
+        bare = start_bare(workdir)
+        servers.append(bare)
+        with cpu_use(bare.proc.pid) as cpu:
+            bare_result = bare_phase(bare, phase1, args.bare_messages, args.bare_seconds)
+        bare_result.update(cpu)
+        bare.stop()
+        say(f"bare aiosmtpd: {bare_result['messages']} messages in {bare_result['seconds']:.2f} s "
+            f"= {bare_result['rate']:.0f} messages/s; CPU: server {cpu['server_cpu_pct']:.0f}%, "
+            f"bench {cpu['bench_cpu_pct']:.0f}% of a core")
+
+        with py_spy(pbem.proc.pid, args.profile), cpu_use(pbem.proc.pid) as cpu:
+            maximum = pbem_phase(phase1, args.moves_per_game, args.seconds, rate=None)
+        maximum.update(cpu)
+        say(f"pbem at maximum: {maximum['moves']} moves in {maximum['seconds']:.2f} s = {maximum['rate']:.1f} "
+            f"moves/s; latency p50 {maximum['p50_ms']:.0f} ms, p99 {maximum['p99_ms']:.0f} ms; "
+            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}% of a core")
+        with cpu_use(pbem.proc.pid) as cpu:
+            half = pbem_phase(phase2, args.moves_per_game, args.seconds * 2, rate=maximum["rate"] / 2)
+        half.update(cpu)
+        say(f"pbem at half load ({half['offered_rate']:.1f} moves/s offered): {half['moves']} moves, "
+            f"{half['rate']:.1f} moves/s; latency p50 {half['p50_ms']:.0f} ms, p99 {half['p99_ms']:.0f} ms; "
+            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}% of a core")
+        pbem.check()
+        return report(args, bare_result, maximum, half, pbem.error_lines(), sink.mailbox.total)
+    finally:
+        for game in all_games:
+            game.client.close()
+        for server in reversed(servers):
+            server.stop()
+        sink.close()
+        if args.keep:
+            say(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def report(args: argparse.Namespace, bare: dict[str, Any], maximum: dict[str, Any], half: dict[str, Any],
+           errors: list[str], mails: int) -> dict[str, Any]:
+    ratio = maximum["rate"] / bare["rate"] if bare["rate"] else 0.0
+    return {
+        "parameters": {"games": args.games, "moves_per_game": args.moves_per_game, "seconds": args.seconds,
+                       "connection_per_message": args.connect_per_message,
+                       "seed": args.seed, "cores": os.cpu_count(), "python": platform.python_version(),
+                       "machine": platform.machine(), "database": "sqlite"},
+        "bare_messages_per_s": bare["rate"],
+        "pbem_moves_per_s": maximum["rate"],
+        "ratio": ratio,
+        "bare": bare,
+        "maximum": maximum,
+        "half_load": half,
+        "mails_relayed": mails,
+        "pbem_errors_logged": len(errors),
+        "targets": {"ratio_min": TARGET_RATIO, "half_load_p99_ms_max": TARGET_P99_MS,
+                    "ratio_ok": ratio >= TARGET_RATIO, "p99_ok": half["p99_ms"] < TARGET_P99_MS},
+    }
+
+
+def print_summary(result: dict[str, Any]) -> None:
+    params, targets = result["parameters"], result["targets"]
+    maximum, half = result["maximum"], result["half_load"]
+
+    def verdict(ok: bool) -> str:
+        return "PASS" if ok else "FAIL"
+
+    print(f"""
+pbem end-to-end benchmark
+  games {params['games']} concurrent, up to {params['moves_per_game']} moves each; {params['cores']} cores, \
+Python {params['python']}, database {params['database']}; \
+{'a new connection per message' if params['connection_per_message'] else 'one connection per client'}
+  bare aiosmtpd (null handler)   {result['bare_messages_per_s']:9.1f} messages/s   (CPU: server \
+{result['bare']['server_cpu_pct']:.0f}%, bench {result['bare']['bench_cpu_pct']:.0f}% of a core)
+  pbem serve                      {result['pbem_moves_per_s']:9.1f} moves/s   ({maximum['moves']} moves, \
+{maximum['seconds']:.1f} s; CPU: pbem {maximum['server_cpu_pct']:.0f}%, bench \
+{maximum['bench_cpu_pct']:.0f}% of a core)
+  ratio pbem / bare               {result['ratio']:9.3f}      target >= {targets['ratio_min']}  \
+{verdict(targets['ratio_ok'])}
+  latency at maximum              p50 {maximum['p50_ms']:7.1f} ms   p99 {maximum['p99_ms']:7.1f} ms
+  latency at half load            p50 {half['p50_ms']:7.1f} ms   p99 {half['p99_ms']:7.1f} ms   \
+({half['offered_rate']:.1f} moves/s offered, {half['rate']:.1f} achieved)   target p99 < \
+{targets['half_load_p99_ms_max']:.0f} ms  {verdict(targets['p99_ok'])}
+  mails relayed {result['mails_relayed']}, errors logged by pbem {result['pbem_errors_logged']}""")
+
+
+def say(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="End-to-end throughput of pbem serve against a bare aiosmtpd server, over loopback SMTP.",
+        epilog="Exit status: 0 targets met, 1 targets missed, 2 the run failed.")
+    parser.add_argument("--games", type=int, default=20, help="concurrent games (and SMTP clients) [20]")
+    parser.add_argument("--moves-per-game", type=int, default=30, help="moves (plies) per game and phase [30]")
+    parser.add_argument("--seconds", type=float, default=60.0,
+                        help="time cap of the maximum phase; twice that for the half-load phase [60]")
+    parser.add_argument("--bare-seconds", type=float, default=5.0,
+                        help="how long the clients load the bare server (it is fast: counts alone are too short) [5]")
+    parser.add_argument("--bare-messages", type=int, default=5000,
+                        help="cap on messages per client against the bare server [5000]")
+    parser.add_argument("--connect-per-message", action="store_true",
+                        help="clients open a connection per message instead of keeping one open (both servers)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="longest wait for any one mail [30]")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random move choice [1]")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--profile", type=Path,
+                        help="record pbem with py-spy (raw, wall clock, all threads) during the maximum phase")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database, logs)")
+    parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_bare is None and (args.games < 1 or args.moves_per_game < 1):
+        parser.error("--games and --moves-per-game must be at least 1")
+    return args
+
+
+def interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.serve_bare is not None:
+        serve_bare(args.serve_bare)
+        return 0
+    Client.fresh = args.connect_per_message
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)  # clean up as on Ctrl-C: pbem runs in a session of its own
+    try:
+        result = run(args)
+    except BenchError as error:
+        print(f"bench failed: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bench interrupted", file=sys.stderr)
+        return 2
+    print_summary(result)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0 if result["targets"]["ratio_ok"] and result["targets"]["p99_ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""The `pbem` command line: serve, and the engine tools moves / perft / show / variants."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from pbem.config import ConfigError, load_config
+from pbem.engine.base import Audience, Variant
+from pbem.engine.errors import MoveError
+from pbem.variants import UnknownVariantError, all_variants, get_variant
+
+__all__ = ["main", "perft"]
+
+
+class CliError(Exception):
+    """A user error: printed on stderr, exit status 1."""
+
+
+def play_from_start(engine: Variant, moves: Sequence[str]) -> Any:
+    """The position after ``moves`` from the initial position; CliError names a bad move."""
+    state = engine.setup({})
+    for number, text in enumerate(moves, start=1):
+        try:
+            action = engine.parse_action(state, text)
+        except MoveError as error:
+            raise CliError(f"move {number} ({text!r}): {error}") from error
+        state = engine.apply(state, action).state
+    return state
+
+
+def perft(engine: Variant, state: Any, depth: int) -> int:
+    """Leaf nodes of the legal-move tree of ``depth`` below ``state``."""
+    fast = getattr(engine, "perft", None)
+    if fast is not None:
+        return int(fast(state, depth))
+    if depth == 0:
+        return 1
+    if engine.outcome(state) is not None:
+        return 0
+    actions = list(engine.legal_actions(state))
+    if depth == 1:
+        return len(actions)
+    return sum(perft(engine, engine.apply(state, action).state, depth - 1) for action in actions)
+
+
+def _engine(name: str) -> Variant:
+    try:
+        return get_variant(name)
+    except UnknownVariantError as error:
+        raise CliError(str(error)) from error
+
+
+def cmd_moves(args: argparse.Namespace) -> int:
+    engine = _engine(args.variant)
+    state = play_from_start(engine, args.moves)
+    for line in sorted(engine.describe(state, action) for action in engine.legal_actions(state)):
+        print(line)
+    return 0
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    engine = _engine(args.variant)
+    if args.depth < 0:
+        raise CliError("depth must be 0 or more")
+    state = play_from_start(engine, args.moves)
+    print(perft(engine, state, args.depth))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    engine = _engine(args.variant)
+    state = play_from_start(engine, args.moves)
+    view = engine.view(state, Audience.PUBLIC)
+    print(view.diagram)
+    for line in view.status:
+        print(line)
+    return 0
+
+
+def cmd_variants(args: argparse.Namespace) -> int:
+    for variant in all_variants():
+        aliases = f" [{', '.join(variant.aliases)}]" if variant.aliases else ""
+        print(f"{variant.key:<12} {variant.title}{aliases}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from pbem.server import Server  # the engine tools must not need the mail stack
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        raise CliError(str(error)) from error
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd logs every SMTP line at INFO
+    asyncio.run(Server(config).run_forever())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pbem", description="Play-by-email server for space chess variants.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the server (listener, worker, delivery) in the foreground")
+    serve.add_argument("--config", help="TOML configuration file (default: ./pbem.toml if present)")
+    serve.set_defaults(func=cmd_serve)
+    for name, func, text in (("moves", cmd_moves, "list the legal moves after MOVEs"),
+                             ("show", cmd_show, "print the diagram after MOVEs")):
+        command = sub.add_parser(name, help=text)
+        command.add_argument("variant")
+        command.add_argument("moves", nargs="*", metavar="MOVE")
+        command.set_defaults(func=func)
+    perft_parser = sub.add_parser("perft", help="count the leaf nodes of the move tree of DEPTH")
+    perft_parser.add_argument("variant")
+    perft_parser.add_argument("depth", type=int)
+    perft_parser.add_argument("moves", nargs="*", metavar="MOVE")
+    perft_parser.set_defaults(func=cmd_perft)
+    variants = sub.add_parser("variants", help="list the variants with their keys and aliases")
+    variants.set_defaults(func=cmd_variants)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CliError as error:
+        print(f"pbem: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""The email commands, one per module; ``lookup`` finds one by name or alias."""
+
+from __future__ import annotations
+
+from pbem.commands.answer import Accept, Decline
+from pbem.commands.base import Command, CommandError, Context, Result, Services
+from pbem.commands.board import Board
+from pbem.commands.challenge import ChallengeCommand
+from pbem.commands.draw import Draw
+from pbem.commands.games import Games
+from pbem.commands.help import Help
+from pbem.commands.history import History
+from pbem.commands.move import Move
+from pbem.commands.register import Register
+from pbem.commands.resign import Resign
+from pbem.commands.secret import SecretCommand
+from pbem.commands.variants import Variants
+
+__all__ = ["COMMANDS", "Command", "CommandError", "Context", "Result", "Services", "lookup"]
+
+COMMANDS: tuple[Command, ...] = (
+    Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
+    Move(), Resign(), Draw(), Board(), History(), SecretCommand(),
+)
+
+_BY_WORD: dict[str, Command] = {
+    word: command for command in COMMANDS for word in (command.name, *command.aliases)
+}
+
+
+def lookup(word: str) -> Command | None:
+    return _BY_WORD.get(word.lower())

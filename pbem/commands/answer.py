@@ -1,0 +1,95 @@
+"""``accept [N]`` / ``decline [N]``: answer a challenge (N may be left out on an invitation)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from sqlmodel import col, select
+
+from pbem.commands.base import IDENTIFIED, INVITATION, CommandError, Context, Result
+from pbem.commands.register import account_by_email, create_account
+from pbem.gameplay import start_game
+from pbem.mail.outbound import Outgoing
+from pbem.mail.render import render
+from pbem.store.models import Account, Challenge
+
+
+def _handle_from_email(ctx: Context, email: str) -> str:
+    """A free handle made from the address's local part, for an invitee who chose none."""
+    base = "".join(ch for ch in email.split("@")[0].lower() if ch.isalnum() or ch in "._-").lstrip("._-")
+    base = (base if base[:1].isalpha() else f"p{base}")[:28] or "player"
+    candidate, number = base, 1
+    while ctx.session.exec(select(Account.id).where(col(Account.handle) == candidate)).first() is not None:
+        number += 1
+        candidate = f"{base}{number}"
+    return candidate
+
+
+def _challenge_for(ctx: Context, args: list[str]) -> Challenge:
+    if ctx.challenge is not None and not args:
+        return ctx.challenge
+    if len(args) != 1 or not args[0].lstrip("#").isdigit():
+        raise CommandError("say which challenge: accept N / decline N")
+    challenge = ctx.session.get(Challenge, int(args[0].lstrip("#")))
+    if challenge is None:
+        raise CommandError(f"there is no challenge {args[0]}")
+    return challenge
+
+
+def _answerer(ctx: Context, challenge: Challenge) -> Account:
+    """The account answering: the addressee of the challenge, registered now if invited."""
+    if ctx.account is None and ctx.challenge is not None and ctx.challenge.id == challenge.id:
+        account = account_by_email(ctx, challenge.opponent_email)
+        if account is None:
+            handle = _handle_from_email(ctx, challenge.opponent_email)
+            account = create_account(ctx, handle, challenge.opponent_email)
+        ctx.account = account
+    account = ctx.require_account()
+    if challenge.opponent_id is None and challenge.opponent_email == account.email:
+        challenge.opponent_id = account.id
+    if challenge.opponent_id != account.id:
+        raise CommandError(f"challenge {challenge.id} is not addressed to you")
+    if challenge.status != "open":
+        raise CommandError(f"challenge {challenge.id} is already {challenge.status}")
+    return account
+
+
+class Accept:
+    name: ClassVar[str] = "accept"
+    aliases: ClassVar[tuple[str, ...]] = ()
+    usage: ClassVar[str] = "accept N"
+    summary: ClassVar[str] = "accept challenge N; the game starts at once"
+    scopes: ClassVar[frozenset[str]] = IDENTIFIED | {INVITATION}
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        challenge = _challenge_for(ctx, args)
+        account = _answerer(ctx, challenge)
+        game = start_game(ctx, challenge)
+        return Result(f"Challenge {challenge.id} accepted as {account.handle}: game {game.id} has started. "
+                      "Its opening mail comes separately; reply to that mail to play.")
+
+
+class Decline:
+    name: ClassVar[str] = "decline"
+    aliases: ClassVar[tuple[str, ...]] = ("refuse",)
+    usage: ClassVar[str] = "decline N"
+    summary: ClassVar[str] = "decline challenge N"
+    scopes: ClassVar[frozenset[str]] = IDENTIFIED | {INVITATION}
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        challenge = _challenge_for(ctx, args)
+        if ctx.account is None and ctx.challenge is not None:
+            # An invitee declining needs no account: the invitation address speaks for them.
+            who = challenge.opponent_email
+        else:
+            who = _answerer(ctx, challenge).handle
+        if challenge.status != "open":
+            raise CommandError(f"challenge {challenge.id} is already {challenge.status}")
+        challenge.status = "declined"
+        ctx.session.add(challenge)
+        challenger = ctx.session.get(Account, challenge.challenger_id)
+        assert challenger is not None and challenger.id is not None
+        ctx.send(Outgoing(to=challenger.email, subject=f"[pbem] challenge {challenge.id} declined",
+                          body=render("player/declined.txt", challenge=challenge, who=who),
+                          reply_to=ctx.services.addresses.personal(challenger.id)))
+        return Result(f"Challenge {challenge.id} declined.")

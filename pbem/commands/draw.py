@@ -1,0 +1,35 @@
+"""``draw``: offer a draw, accept the opponent's offer, or claim one the rules allow."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pbem.commands.base import SEAT, Context, Result
+from pbem.engine.base import Outcome
+from pbem.gameplay import engine_for, finish_game, game_mail
+
+
+class Draw:
+    name: ClassVar[str] = "draw"
+    aliases: ClassVar[tuple[str, ...]] = ("offer-draw",)
+    usage: ClassVar[str] = "draw"
+    summary: ClassVar[str] = "offer a draw, accept the opponent's offer, or claim a draw (50 moves, repetition)"
+    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        game, seat = ctx.require_active_game()
+        if game.draw_offer == seat.other.value:
+            return finish_game(ctx, game, Outcome.draw("agreement"), by=seat)
+        engine = engine_for(game)
+        state = engine.load(game.state)
+        if engine.to_act(state) is seat:
+            claim = engine.claim_draw(state)
+            if claim is not None:
+                return finish_game(ctx, game, claim, by=seat)
+        if game.draw_offer == seat.value:
+            return Result("Your draw offer already stands.")
+        game.draw_offer = seat.value
+        game.version += 1
+        ctx.session.add(game)
+        ctx.send(game_mail(ctx, game, seat.other, "player/draw_offered.txt"))
+        return Result("Draw offered. It stands until your opponent accepts with 'draw' or makes a move.")

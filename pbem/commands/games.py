@@ -1,0 +1,55 @@
+"""``games``: the sender's games, whose move it is and the deadline, and open challenges."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from sqlmodel import col, or_, select
+
+from pbem.commands.base import IDENTIFIED, Context, Result
+from pbem.engine.base import Seat
+from pbem.gameplay import deadline_text, engine_for, handles
+from pbem.mail.render import render
+from pbem.store.models import Account, Challenge, Game
+
+
+class Games:
+    name: ClassVar[str] = "games"
+    aliases: ClassVar[tuple[str, ...]] = ("list",)
+    usage: ClassVar[str] = "games"
+    summary: ClassVar[str] = "list your games and open challenges"
+    scopes: ClassVar[frozenset[str]] = IDENTIFIED
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        account = ctx.require_account()
+        games = ctx.session.exec(
+            select(Game).where(or_(Game.white_id == account.id, Game.black_id == account.id))
+            .order_by(col(Game.status), col(Game.id))
+        ).all()
+        rows = []
+        for game in games:
+            engine = engine_for(game)
+            seat = Seat.WHITE if game.white_id == account.id else Seat.BLACK
+            state = engine.load(game.state)
+            to_move = engine.to_act(state)
+            rows.append(dict(
+                id=game.id, title=engine.title, seat=seat, opponent=handles(ctx, game)[seat.other],
+                status=game.status, result=game.result, reason=game.reason,
+                move=engine.move_number(state), your_move=to_move is seat and game.status == "active",
+                deadline=deadline_text(game.deadline)))
+        challenges = ctx.session.exec(
+            select(Challenge).where(Challenge.status == "open").where(
+                or_(Challenge.challenger_id == account.id, Challenge.opponent_id == account.id))
+            .order_by(col(Challenge.id))
+        ).all()
+        offers = []
+        for challenge in challenges:
+            if challenge.challenger_id == account.id:
+                opponent = ctx.session.get(Account, challenge.opponent_id) if challenge.opponent_id else None
+                offers.append(f"{challenge.id}: {challenge.variant}, sent to "
+                              f"{opponent.handle if opponent else challenge.opponent_email}")
+            else:
+                challenger = ctx.session.get(Account, challenge.challenger_id)
+                offers.append(f"{challenge.id}: {challenge.variant} from {challenger.handle if challenger else '?'}"
+                              f", waiting for you: accept {challenge.id} / decline {challenge.id}")
+        return Result(render("player/games.txt", rows=rows, offers=offers, account=account))

@@ -1,0 +1,21 @@
+"""``move MOVE`` (or a bare move line): play a move in the game of this seat."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pbem.commands.base import SEAT, CommandError, Context, Result
+from pbem.gameplay import play_move
+
+
+class Move:
+    name: ClassVar[str] = "move"
+    aliases: ClassVar[tuple[str, ...]] = ("play", "phase")
+    usage: ClassVar[str] = "move MOVE [#N]   (or just the move)"
+    summary: ClassVar[str] = "play a move; #N rejects it unless it is move N"
+    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        if not args:
+            raise CommandError("which move? e.g. 'move Ng1-f3'")
+        return play_move(ctx, " ".join(args))

@@ -1,0 +1,67 @@
+"""``register HANDLE``: create an account for the sender, or re-send its welcome."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from sqlmodel import func, select
+
+from pbem.commands.base import ANYWHERE, CommandError, Context, Result
+from pbem.mail.render import render
+from pbem.store.models import Account
+
+HANDLE = re.compile(r"^[a-z][a-z0-9_.-]{1,31}$")
+
+
+def create_account(ctx: Context, handle: str, email: str) -> Account:
+    """A new account, after checking the handle is well formed and free."""
+    handle = handle.lower()
+    if not HANDLE.match(handle):
+        raise CommandError(
+            f"{handle!r} is not a valid handle: 2 to 32 characters, letters, digits, '.', '_' or '-', "
+            "starting with a letter"
+        )
+    taken = ctx.session.exec(select(Account.id).where(func.lower(Account.handle) == handle)).first()
+    if taken is not None:
+        raise CommandError(f"the handle {handle!r} is taken; choose another")
+    account = Account(handle=handle, email=email.lower())
+    ctx.session.add(account)
+    ctx.session.flush()
+    return account
+
+
+def account_by_email(ctx: Context, email: str) -> Account | None:
+    return ctx.session.exec(select(Account).where(Account.email == email.lower())).first()
+
+
+def welcome(ctx: Context, account: Account, again: bool) -> Result:
+    assert account.id is not None
+    ctx.reply_from = ctx.services.addresses.personal(account.id)
+    ctx.account = account
+    return Result(render("player/welcome.txt", account=account, again=again,
+                         public=ctx.services.addresses.public))
+
+
+class Register:
+    name: ClassVar[str] = "register"
+    aliases: ClassVar[tuple[str, ...]] = ("subscribe",)
+    usage: ClassVar[str] = "register HANDLE"
+    summary: ClassVar[str] = "create your account (send to the public address)"
+    scopes: ClassVar[frozenset[str]] = ANYWHERE
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        if ctx.account is not None:
+            email = ctx.account.email
+        elif ctx.challenge is not None:
+            email = ctx.challenge.opponent_email  # an invitee: the invited address, not the From
+        else:
+            email = ctx.mail.sender
+        if not email:
+            raise CommandError("your mail has no usable From address to register")
+        existing = ctx.account or account_by_email(ctx, email)
+        if existing is not None:
+            return welcome(ctx, existing, again=True)
+        if len(args) != 1:
+            raise CommandError(f"usage: {self.usage}")
+        return welcome(ctx, create_account(ctx, args[0], email), again=False)

@@ -1,0 +1,30 @@
+"""``secret TURN PIECE SQUARE``: record a Hyperspace Chess return square sent after its phase-out."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pbem.commands.base import SEAT, CommandError, Context, Result
+from pbem.engine.errors import MoveError
+from pbem.gameplay import apply_side_action, engine_for
+
+
+class SecretCommand:
+    name: ClassVar[str] = "secret"
+    aliases: ClassVar[tuple[str, ...]] = ()
+    usage: ClassVar[str] = "secret TURN PIECE SQUARE   (Hyperspace Chess, e.g. secret 12 Bc1 f4)"
+    summary: ClassVar[str] = "record the return square of a phase-out sent without one"
+    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        game, seat = ctx.require_active_game()
+        engine = engine_for(game)
+        attach = getattr(engine, "attach_secret", None)
+        if attach is None:
+            raise CommandError(f"{engine.title} has no secrets to record")
+        state = engine.load(game.state)
+        try:
+            transition = attach(state, seat, " ".join(["secret", *args]), ctx.services.new_nonce())
+        except MoveError as error:
+            raise CommandError(str(error)) from error
+        return apply_side_action(ctx, transition, game, seat)

@@ -1,0 +1,280 @@
+"""Where rules, storage and mail meet for one game: start, move, finish, and tell the players."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from sqlmodel import col, select
+
+from pbem.commands.base import Context, Result
+from pbem.engine.base import Audience, Note, Outcome, Seat, Transition, Variant
+from pbem.engine.errors import MoveError
+from pbem.mail.outbound import Outgoing
+from pbem.mail.render import render
+from pbem.store.models import Challenge, Game, MoveRecord
+from pbem.variants import get_variant
+
+__all__ = [
+    "board_block",
+    "engine_for",
+    "finish_game",
+    "play_move",
+    "start_game",
+    "subject_of",
+]
+
+_GUARD = re.compile(r"(?:^|\s)#(\d+)\s*$")
+
+
+@cache
+def _engine(key: str, options_json: str) -> Variant:
+    return get_variant(key, json.loads(options_json))
+
+
+def engine_for(game: Game) -> Variant:
+    return _engine(game.variant, json.dumps(game.options, sort_keys=True))
+
+
+def player_id(game: Game, seat: Seat) -> int:
+    return game.white_id if seat is Seat.WHITE else game.black_id
+
+
+def handles(ctx: Context, game: Game) -> dict[Seat, str]:
+    white = ctx.account_by_id(game.white_id)
+    black = ctx.account_by_id(game.black_id)
+    assert white is not None and black is not None
+    return {Seat.WHITE: white.handle, Seat.BLACK: black.handle}
+
+
+def subject_of(ctx: Context, game: Game) -> str:
+    names = handles(ctx, game)
+    title = engine_for(game).title
+    return f"[pbem #{game.id}] {names[Seat.WHITE]} vs {names[Seat.BLACK]} ({title})"
+
+
+def thread_root(ctx: Context, game: Game) -> str:
+    return f"<pbem.game-{game.id}@{ctx.services.addresses.domain}>"
+
+
+def move_label(move_number: int, seat: Seat) -> str:
+    return f"{move_number}." if seat is Seat.WHITE else f"{move_number}..."
+
+
+def days_per_move(ctx: Context, game: Game) -> float:
+    words = game.time_control.split()
+    if len(words) == 2 and words[0] == "days":
+        return float(words[1])
+    return float(ctx.services.config.get("games", "days_per_move"))
+
+
+def deadline_text(deadline: datetime | None) -> str:
+    return deadline.strftime("%Y-%m-%d %H:%M UTC") if deadline else "none"
+
+
+def board_block(game: Game, state: Any, audience: Seat | Audience) -> str:
+    """The diagram and status lines of ``state`` as ``audience`` may see them."""
+    return render("player/_view.txt", view=engine_for(game).view(state, audience))
+
+
+def _notes_for(notes: tuple[Note, ...], audience: Seat | Audience) -> list[str]:
+    return [note.text for note in notes if note.to is None or note.to == audience]
+
+
+def game_mail(ctx: Context, game: Game, seat: Seat, template: str, **context: Any) -> Outgoing:
+    """A mail of ``game`` to the player in ``seat``, from that seat's address, in the game's thread."""
+    account = ctx.account_by_id(player_id(game, seat))
+    assert account is not None and game.id is not None and account.id is not None
+    root = thread_root(ctx, game)
+    body = render(template, game=game, seat=seat, handles=handles(ctx, game),
+                  title=engine_for(game).title, deadline=deadline_text(game.deadline), **context)
+    return Outgoing(
+        to=account.email,
+        subject=subject_of(ctx, game),
+        body=body,
+        reply_to=ctx.services.addresses.seat(game.id, seat, account.id),
+        in_reply_to=root,
+        references=(root,),
+        game_id=game.id,
+    )
+
+
+def referee_mail(ctx: Context, game: Game, lines: list[str]) -> None:
+    referee = ctx.services.config.referee
+    if not referee or not lines:
+        return
+    root = thread_root(ctx, game)
+    ctx.send(Outgoing(
+        to=referee,
+        subject=f"{subject_of(ctx, game)} referee copy",
+        body=render("referee/secrets.txt", game=game, lines=lines),
+        reply_to=ctx.services.addresses.public,
+        in_reply_to=root,
+        references=(root,),
+        auto_submitted="auto-generated",
+        game_id=game.id,
+    ))
+
+
+def _set_deadline(ctx: Context, game: Game) -> None:
+    game.deadline = ctx.services.now() + timedelta(days=days_per_move(ctx, game))
+
+
+def start_game(ctx: Context, challenge: Challenge) -> Game:
+    """Create the game of an accepted challenge and mail both players their opening mail."""
+    assert challenge.opponent_id is not None
+    challenger_white = challenge.color == "white" or (
+        challenge.color == "random" and secrets.randbelow(2) == 0
+    )
+    white, black = (
+        (challenge.challenger_id, challenge.opponent_id)
+        if challenger_white
+        else (challenge.opponent_id, challenge.challenger_id)
+    )
+    engine = get_variant(challenge.variant, challenge.options)
+    state = engine.setup(challenge.options)
+    game = Game(variant=engine.key, options=challenge.options, state=engine.dump(state),
+                white_id=white, black_id=black, time_control=challenge.time_control)
+    _set_deadline(ctx, game)
+    ctx.session.add(game)
+    ctx.session.flush()
+    assert game.id is not None
+    ctx.touched_games[game.id] = game
+    challenge.status, challenge.game_id = "accepted", game.id
+    ctx.session.add(challenge)
+    to_move = engine.to_act(state)
+    for seat in Seat:
+        ctx.send(game_mail(ctx, game, seat, "player/game_started.txt",
+                           board=board_block(game, state, seat), to_move=to_move,
+                           per_move=days_per_move(ctx, game), public=ctx.services.addresses.public))
+    return game
+
+
+def _guard(line: str) -> tuple[str, int | None]:
+    match = _GUARD.search(line)
+    if match is None:
+        return line, None
+    return line[: match.start()].strip(), int(match.group(1))
+
+
+def refusal(game: Game, state: Any, seat: Seat, reason: str) -> Result:
+    """A rejected move: why, and the board as the sender sees it."""
+    return Result(f"Not played: {reason}\n\n{board_block(game, state, seat)}", ok=False)
+
+
+def play_move(ctx: Context, line: str) -> Result:
+    """Play one move line for the sender's seat, or explain why not."""
+    game, seat = ctx.require_active_game()
+    engine = engine_for(game)
+    state = engine.load(game.state)
+    text, guard = _guard(line)
+    to_move = engine.to_act(state)
+    number = engine.move_number(state)
+    if to_move is not seat:
+        return refusal(game, state, seat, f"it is not your move; {to_move} is to play move {number}")
+    if guard is not None and guard != number:
+        return refusal(game, state, seat, f"the move is guarded by #{guard}, but this is move {number}")
+    try:
+        action = engine.parse_action(state, text)
+        action = engine.seal(state, action, ctx.services.new_nonce())
+        transition = engine.apply(state, action)
+    except MoveError as error:
+        return refusal(game, state, seat, str(error))
+    return _commit_transition(ctx, game, seat, number, transition)
+
+
+def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, seat: Seat) -> Result:
+    """Save a transition that is not a turn (e.g. a late Hyperspace secret) and tell whom it concerns."""
+    game.state = engine_for(game).dump(transition.state)
+    game.version += 1
+    game.updated_at = ctx.services.now()
+    ctx.session.add(game)
+    assert game.id is not None
+    ctx.touched_games[game.id] = game
+    referee_mail(ctx, game, _notes_for(transition.notes, Audience.REFEREE))
+    public_lines = _notes_for(transition.notes, Audience.PUBLIC)
+    if public_lines:
+        ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt", lines=public_lines))
+    return Result("\n".join(_notes_for(transition.notes, seat)) or "Recorded.")
+
+
+def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transition: Transition[Any]) -> Result:
+    engine = engine_for(game)
+    state = transition.state
+    assert game.id is not None
+    ctx.touched_games[game.id] = game
+    game.ply += 1
+    ctx.session.add(MoveRecord(game_id=game.id, ply=game.ply, seat=seat.value, move_number=number,
+                               record=transition.record))
+    game.state = engine.dump(state)
+    game.version += 1
+    game.updated_at = ctx.services.now()
+    if game.draw_offer == seat.other.value:
+        game.draw_offer = ""  # moving on declines the opponent's standing offer
+    _set_deadline(ctx, game)
+    ctx.move_played = True
+    played = f"{move_label(number, seat)} {transition.record}"
+    outcome = engine.outcome(state)
+    if outcome is not None:
+        _close(game, outcome)
+    ctx.session.add(game)
+    referee_mail(ctx, game, _notes_for(transition.notes, Audience.REFEREE))
+    opponent = seat.other
+    ctx.send(game_mail(ctx, game, opponent, "player/opponent_moved.txt", played=played,
+                       notes=_notes_for(transition.notes, opponent), outcome=outcome,
+                       board=board_block(game, state, opponent), your_move=engine.to_act(state) is opponent))
+    text = render("player/move_played.txt", game=game, played=played, outcome=outcome,
+                  notes=_notes_for(transition.notes, seat), board=board_block(game, state, seat),
+                  deadline=deadline_text(game.deadline), handles=handles(ctx, game), seat=seat)
+    return Result(text)
+
+
+def _close(game: Game, outcome: Outcome) -> None:
+    game.status, game.result, game.reason = "finished", outcome.result, outcome.reason
+    game.deadline = None
+    game.draw_offer = ""
+
+
+def finish_game(ctx: Context, game: Game, outcome: Outcome, by: Seat) -> Result:
+    """End ``game`` outside a move (resignation, agreed or claimed draw) and tell the opponent."""
+    _close(game, outcome)
+    game.version += 1
+    game.updated_at = ctx.services.now()
+    ctx.session.add(game)
+    assert game.id is not None
+    ctx.touched_games[game.id] = game
+    state = engine_for(game).load(game.state)
+    ctx.send(game_mail(ctx, game, by.other, "player/game_over.txt", outcome=outcome,
+                       board=board_block(game, state, by.other)))
+    return Result(render("player/game_over.txt", game=game, seat=by, outcome=outcome,
+                         handles=handles(ctx, game), title=engine_for(game).title,
+                         deadline=deadline_text(None), board=board_block(game, state, by)))
+
+
+def records(ctx: Context, game: Game) -> list[MoveRecord]:
+    statement = select(MoveRecord).where(MoveRecord.game_id == game.id).order_by(col(MoveRecord.ply))
+    return list(ctx.session.exec(statement).all())
+
+
+def secrets_by_owner(ctx: Context) -> list[tuple[str, tuple[str, ...]]]:
+    """Each unrevealed secret of the games this mail touched, with its owner's address."""
+    owned: list[tuple[str, tuple[str, ...]]] = []
+    for game in ctx.touched_games.values():
+        engine = engine_for(game)
+        for seat, strings in engine.secrets(engine.load(game.state)).items():
+            owner = ctx.account_by_id(player_id(game, seat))
+            if strings:
+                owned.append((owner.email.lower() if owner else "", strings))
+    return owned
+
+
+def forbidden_for(ctx: Context, secrets: list[tuple[str, tuple[str, ...]]], recipient: str) -> tuple[str, ...]:
+    """The secrets in ``secrets`` that ``recipient`` may not read: all but their own (the referee: none)."""
+    recipient = recipient.lower()
+    if ctx.services.config.referee and recipient == ctx.services.config.referee.lower():
+        return ()
+    return tuple(string for owner, strings in secrets if owner != recipient for string in strings)

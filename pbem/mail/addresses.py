@@ -1,0 +1,87 @@
+"""Reply addresses that authenticate their owner: HMAC tokens in the local part.
+
+An address looks like ``pbem+g17b4.3f9c...@domain``: the public local part,
+a payload naming what the address speaks for, and a MAC over the payload
+under the server key. Payloads: ``u4`` (account 4, personal), ``g17b4``
+(game 17, black seat, account 4), ``i9`` (invitation of challenge 9). The
+MAC is lower-case hex, so MTAs that fold the local part's case do no harm.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+
+from pbem.engine.base import Seat
+
+__all__ = ["Address", "AddressBook"]
+
+_MAC_HEX_CHARS = 20  # 80 bits: unguessable, and short enough for a readable address
+_PAYLOAD = re.compile(r"^(?:u(?P<user>\d+)|g(?P<game>\d+)(?P<seat>[wb])(?P<player>\d+)|i(?P<invite>\d+))$")
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """What a verified address speaks for; ``kind`` is public, personal, seat or invitation."""
+
+    kind: str
+    account_id: int | None = None
+    game_id: int | None = None
+    seat: Seat | None = None
+    challenge_id: int | None = None
+
+
+PUBLIC = Address(kind="public")
+
+
+class AddressBook:
+    """Makes and verifies the server's addresses for one domain and key."""
+
+    def __init__(self, local_part: str, domain: str, key: bytes) -> None:
+        self.local_part = local_part.lower()
+        self.domain = domain.lower()
+        self._key = key
+
+    @property
+    def public(self) -> str:
+        return f"{self.local_part}@{self.domain}"
+
+    def _mac(self, payload: str) -> str:
+        return hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()[:_MAC_HEX_CHARS]
+
+    def _address(self, payload: str) -> str:
+        return f"{self.local_part}+{payload}.{self._mac(payload)}@{self.domain}"
+
+    def personal(self, account_id: int) -> str:
+        return self._address(f"u{account_id}")
+
+    def seat(self, game_id: int, seat: Seat, account_id: int) -> str:
+        return self._address(f"g{game_id}{seat.value[0]}{account_id}")
+
+    def invitation(self, challenge_id: int) -> str:
+        return self._address(f"i{challenge_id}")
+
+    def verify(self, address: str) -> Address | None:
+        """What ``address`` speaks for, or None when it is not ours or its token is forged."""
+        local, at, domain = address.strip().strip("<>").lower().rpartition("@")
+        if not at or domain != self.domain:
+            return None
+        if local == self.local_part:
+            return PUBLIC
+        prefix, plus, rest = local.partition("+")
+        if prefix != self.local_part or not plus:
+            return None
+        payload, dot, mac = rest.rpartition(".")
+        if not dot or not hmac.compare_digest(mac.encode(), self._mac(payload).encode()):
+            return None
+        match = _PAYLOAD.match(payload)
+        if match is None:
+            return None
+        if match["user"]:
+            return Address(kind="personal", account_id=int(match["user"]))
+        if match["game"]:
+            seat = Seat.WHITE if match["seat"] == "w" else Seat.BLACK
+            return Address(kind="seat", account_id=int(match["player"]), game_id=int(match["game"]), seat=seat)
+        return Address(kind="invitation", challenge_id=int(match["invite"]))

@@ -1,0 +1,114 @@
+"""`pbem serve`: the listener, the worker and the delivery loop in one asyncio process."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+
+from pbem.commands import Services
+from pbem.config import Config
+from pbem.mail.addresses import AddressBook
+from pbem.mail.outbound import Deliverer
+from pbem.mail.smtpd import InboundHandler, make_smtp_factory
+from pbem.service import Worker
+from pbem.store.db import Database
+
+__all__ = ["Server"]
+
+log = logging.getLogger(__name__)
+
+#: How often the loops look at the database even when nothing woke them (other instances, retries).
+POLL_SECONDS = 2.0
+
+
+class Server:
+    """Owns every long-running part; ``start`` binds, ``stop`` drains and closes."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.db = Database(str(config.get("database", "url")))
+        self.db.create_all()
+        key = self.db.secret_key(str(config.get("server", "secret_key")))
+        self.addresses = AddressBook(str(config.get("server", "address")), config.domain, key)
+        self.services = Services(config=config, addresses=self.addresses)
+        self.worker = Worker(self.db, self.services)
+        self.deliverer = Deliverer(self.db, str(config.get("outbound", "smtp_host")),
+                                   int(config.get("outbound", "smtp_port")), str(config.get("outbound", "maildir")))
+        self._inbox_event = asyncio.Event()
+        self._outbox_event = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._server: asyncio.base_events.Server | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.port: int = 0
+
+    def _wake_worker(self) -> None:
+        self._inbox_event.set()
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        handler = InboundHandler(self.db, self.addresses, on_stored=self._wake_worker)
+        factory = make_smtp_factory(handler, int(self.config.get("smtp", "max_message_bytes")),
+                                    hostname=self.config.domain)
+        self._server = await loop.create_server(factory, host=str(self.config.get("smtp", "host")),
+                                                port=int(self.config.get("smtp", "port")))
+        sock: socket.socket = self._server.sockets[0]
+        self.port = sock.getsockname()[1]
+        self._tasks = [asyncio.create_task(self._work_loop(), name="pbem-worker"),
+                       asyncio.create_task(self._deliver_loop(), name="pbem-delivery")]
+        log.info("pbem listening on %s:%d for %s", self.config.get("smtp", "host"), self.port,
+                 self.addresses.public)
+
+    async def _wait(self, event: asyncio.Event, timeout: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+        event.clear()
+
+    async def _work_loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                while await asyncio.to_thread(self.worker.process_next):
+                    self._outbox_event.set()
+            except Exception:
+                log.exception("worker round failed; retrying")
+            await self._wait(self._inbox_event, POLL_SECONDS)
+
+    async def _deliver_loop(self) -> None:
+        while not self._stopping.is_set():
+            wait = POLL_SECONDS
+            try:
+                while await asyncio.to_thread(self.deliverer.deliver_due):
+                    pass
+                due = await asyncio.to_thread(self.deliverer.next_due_in)
+                if due is not None:
+                    wait = min(wait, max(due, 0.05))
+            except Exception:
+                log.exception("delivery round failed; retrying")
+            await self._wait(self._outbox_event, wait)
+
+    async def stop(self) -> None:
+        """Stop accepting, let the current rounds finish, close everything. Nothing stored is lost."""
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        self._stopping.set()
+        self._inbox_event.set()
+        self._outbox_event.set()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await asyncio.to_thread(self.deliverer.close)  # QUIT may wait on a relay served by this very loop
+        self.db.dispose()
+
+    async def run_forever(self) -> None:
+        await self.start()
+        loop = asyncio.get_running_loop()
+        done = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, done.set)
+        print(f"pbem serving {self.addresses.public} on {self.config.get('smtp', 'host')}:{self.port} "
+              f"(database {self.db.url}); Ctrl-C stops", flush=True)
+        await done.wait()
+        await self.stop()

@@ -1,0 +1,248 @@
+"""One inbound mail -> one transaction: identify the sender, run the commands, queue the replies."""
+
+from __future__ import annotations
+
+import logging
+import re
+import traceback
+from dataclasses import dataclass, field
+from email.policy import SMTP as SMTP_POLICY
+
+from sqlmodel import Session, col, select
+
+from pbem.commands import Context, Result, Services, lookup
+from pbem.commands.base import CommandError
+from pbem.commands.move import Move
+from pbem.engine.errors import InvalidMoveError
+from pbem.gameplay import forbidden_for, play_move, player_id, secrets_by_owner, subject_of, thread_root
+from pbem.mail.addresses import Address
+from pbem.mail.inbound import parse_mail
+from pbem.mail.outbound import Outgoing, compose, scan_for_secrets
+from pbem.mail.render import render
+from pbem.store.db import Database
+from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
+
+__all__ = ["Worker"]
+
+log = logging.getLogger(__name__)
+
+SENDER_NAME = "pbem"
+
+
+_BRACED = re.compile(r"\{[^}]*\}")
+
+
+def echo(line: str) -> str:
+    """A command line as the reply quotes it: a secret in braces is never echoed.
+
+    The receipt already tells the sender the square in words; echoing ``{f4}``
+    could match another seat's pending secret in the leak scan.
+    """
+    return _BRACED.sub("{...}", line)
+
+
+@dataclass
+class Report:
+    """What the reply to one mail says: each command's result, and what was not read."""
+
+    results: list[tuple[str, Result]] = field(default_factory=list)
+    unprocessed: list[tuple[str, str]] = field(default_factory=list)
+    ignored: list[tuple[str, str]] = field(default_factory=list)
+
+    def result(self, line: str, result: Result) -> None:
+        self.results.append((echo(line), result))
+
+    def unread(self, line: str, why: str) -> None:
+        self.unprocessed.append((echo(line), why))
+
+    def ignore(self, line: str, why: str) -> None:
+        self.ignored.append((echo(line), why))
+
+
+class Worker:
+    """Applies stored inbox rows, oldest first, each in exactly one transaction."""
+
+    def __init__(self, db: Database, services: Services) -> None:
+        self.db = db
+        self.services = services
+
+    def process_next(self) -> bool:
+        """Process one waiting mail; False when the inbox is empty."""
+        waiting = select(InboxItem.id).where(InboxItem.status == "new").limit(1)
+        with self.db.read() as session:  # an empty inbox costs no write lock
+            if session.exec(waiting).first() is None:
+                return False
+        with self.db.transaction() as session:
+            statement = select(InboxItem).where(InboxItem.status == "new").order_by(col(InboxItem.id)).limit(1)
+            item = session.exec(self.db.claimable(statement)).first()
+            if item is None:
+                return False
+            try:
+                # A savepoint: a crash half-way through leaves nothing of this mail but the 'failed' mark.
+                with session.begin_nested():
+                    self._process(session, item)
+                item.status = "done"
+            except Exception:
+                log.exception("inbox %s (%s) failed", item.id, item.message_id)
+                item.status = "failed"
+                item.error = traceback.format_exc()[-4000:]
+                self._notify_failure(session, item)
+            item.processed_at = utcnow()
+            session.add(item)
+        return True
+
+    def drain(self) -> int:
+        count = 0
+        while self.process_next():
+            count += 1
+        return count
+
+    # -- one mail ---------------------------------------------------------------------------
+
+    def _process(self, session: Session, item: InboxItem) -> None:
+        mail = parse_mail(item.raw, item.envelope_from)
+        if mail.automatic:
+            item.error = f"not answered: automatic mail ({mail.automatic})"
+            return
+        seen: set[str] = set()
+        for recipient in item.recipients:
+            address = self.services.addresses.verify(recipient)
+            if address is None or recipient.lower() in seen:
+                continue
+            seen.add(recipient.lower())
+            ctx = Context(session=session, services=self.services, mail=mail, address=address)
+            problem = self._identify(ctx)
+            report = Report()
+            if problem is not None:
+                report.result("", Result(problem, ok=False))
+            else:
+                self._run(ctx, report)
+            self._reply(ctx, report)
+            self._flush(ctx)
+
+    def _identify(self, ctx: Context) -> str | None:
+        """Fill in who is speaking and for which game; a reason when the address is stale."""
+        address = ctx.address
+        services = self.services
+        session = ctx.session
+        if address.kind == "public":
+            if ctx.mail.sender:
+                ctx.account = session.exec(select(Account).where(Account.email == ctx.mail.sender)).first()
+            ctx.reply_from = services.addresses.public
+            return None
+        if address.kind == "invitation":
+            ctx.challenge = session.get(Challenge, address.challenge_id)
+            if ctx.challenge is None:
+                return "this invitation no longer exists"
+            ctx.account = session.exec(
+                select(Account).where(Account.email == ctx.challenge.opponent_email)).first()
+            ctx.reply_from = services.addresses.invitation(address.challenge_id or 0)
+            return None
+        ctx.account = session.get(Account, address.account_id)
+        if ctx.account is None:
+            return "this address belongs to no account any more"
+        ctx.reply_from = services.addresses.personal(ctx.account.id or 0)
+        if address.kind == "seat":
+            game = session.exec(self.db.locked(select(Game).where(Game.id == address.game_id))).first()
+            seat = address.seat
+            if game is None or seat is None or player_id(game, seat) != ctx.account.id:
+                return "this game address is not valid"
+            ctx.game, ctx.seat = game, seat
+            ctx.reply_from = services.addresses.seat(game.id or 0, seat, ctx.account.id or 0)
+        return None
+
+    def _run(self, ctx: Context, report: Report) -> None:
+        move_tried = False
+        for line in ctx.mail.commands:
+            word, *args = line.split()
+            command = lookup(word)
+            is_move = isinstance(command, Move) or (command is None and ctx.address.kind == "seat")
+            if is_move and move_tried:
+                report.ignore(line, "only one move is played per mail")
+                continue
+            if command is None and not is_move:
+                report.unread(line, "not a command")
+                continue
+            if command is not None and ctx.address.kind not in command.scopes:
+                report.result(line, Result(self._scope_error(ctx, command.name), ok=False))
+                continue
+            try:
+                result = play_move(ctx, line) if command is None else command.run(ctx, args)
+            except InvalidMoveError as error:
+                if command is None:  # a line that is no command and no move notation
+                    report.unread(line, f"not a command, nor a move ({error})")
+                    continue
+                result = Result(str(error), ok=False)
+            except CommandError as error:
+                result = Result(str(error), ok=False)
+            if is_move:
+                move_tried = True
+            report.result(line, result)
+
+    def _scope_error(self, ctx: Context, name: str) -> str:
+        if ctx.address.kind == "public":
+            return (f"'{name}' needs to know who you are: reply to one of the server's mails to you "
+                    f"(register first with 'register HANDLE' if you have no account)")
+        if ctx.address.kind == "invitation":
+            return f"'{name}' is not available here: reply 'accept' or 'decline' to the invitation first"
+        return f"'{name}' belongs to a game: reply to a mail of that game"
+
+    # -- replies ----------------------------------------------------------------------------
+
+    def _reply_target(self, ctx: Context) -> str:
+        """The reply's recipient: from the database, never from the mail, once the sender is known."""
+        if ctx.account is not None:
+            return ctx.account.email
+        if ctx.challenge is not None:
+            return ctx.challenge.opponent_email
+        return ctx.mail.sender
+
+    def _reply(self, ctx: Context, report: Report) -> None:
+        to = self._reply_target(ctx)
+        if not to:
+            return
+        mail = ctx.mail
+        references = [*mail.references, mail.message_id]
+        if ctx.game is not None:
+            subject = f"Re: {subject_of(ctx, ctx.game)}"
+            references.insert(0, thread_root(ctx, ctx.game))
+        else:
+            original = mail.subject.strip()
+            subject = original if original.lower().startswith("re:") else f"Re: {original or 'your mail to pbem'}"
+        body = render("player/reply.txt", report=report, problems=mail.problems,
+                      nothing=not (report.results or report.unprocessed or report.ignored),
+                      public=self.services.addresses.public)
+        ctx.send(Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
+                          in_reply_to=mail.message_id, references=tuple(references),
+                          game_id=ctx.game.id if ctx.game else None))
+        # The reply goes first in the outbox, before the mails the commands produced.
+        ctx.outgoing.insert(0, ctx.outgoing.pop())
+
+    def _flush(self, ctx: Context) -> None:
+        """Compose, scan for secrets, and store every outgoing mail of this context."""
+        domain = self.services.addresses.domain
+        secrets = secrets_by_owner(ctx)
+        for mail in ctx.outgoing:
+            scan_for_secrets(mail, (*mail.forbidden, *forbidden_for(ctx, secrets, mail.to)))
+            message = compose(mail, self.services.addresses.public, SENDER_NAME, domain)
+            ctx.session.add(OutboxItem(recipient=mail.to, message_id=str(message["Message-ID"]),
+                                       raw=message.as_bytes(policy=SMTP_POLICY), game_id=mail.game_id))
+        ctx.outgoing.clear()
+
+    def _notify_failure(self, session: Session, item: InboxItem) -> None:
+        """Tell an identified sender that their mail is kept but could not be applied."""
+        for recipient in item.recipients:
+            address: Address | None = self.services.addresses.verify(recipient)
+            if address is None or address.account_id is None:
+                continue
+            account = session.get(Account, address.account_id)
+            if account is None:
+                continue
+            body = render("player/failure.txt", message_id=item.message_id)
+            message = compose(Outgoing(to=account.email, subject="Re: your mail to pbem could not be processed",
+                                       body=body, reply_to=self.services.addresses.personal(account.id or 0),
+                                       in_reply_to=item.message_id, references=(item.message_id,)),
+                              self.services.addresses.public, SENDER_NAME, self.services.addresses.domain)
+            session.add(OutboxItem(recipient=account.email, message_id=str(message["Message-ID"]),
+                                   raw=message.as_bytes(policy=SMTP_POLICY)))
+            return

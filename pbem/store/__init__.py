@@ -1,0 +1,1 @@
+"""Storage: sqlmodel tables, the database engine and its transaction discipline."""

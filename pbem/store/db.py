@@ -1,0 +1,105 @@
+"""The database engine and the one way to open a transaction.
+
+SQLite under the driver's defaults starts transactions lazily (deferred),
+so two writers both read a game and one of them loses its move. Every
+transaction here starts with ``BEGIN IMMEDIATE`` on SQLite, which takes the
+write lock up front; on PostgreSQL the game row is locked with
+``SELECT ... FOR UPDATE`` and queue rows are claimed with ``SKIP LOCKED``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session, SQLModel, create_engine
+
+from pbem.store import models
+
+__all__ = ["Database"]
+
+_READ_ONLY = "pbem_read_only"
+
+
+def _prepare_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Hand transaction control to us: pysqlite would otherwise emit a deferred BEGIN itself.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")  # a 250 promises the mail survives a power cut
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        # Readers (see Database.read) need no write lock: WAL lets them run beside the writer.
+        reading = connection.get_execution_options().get(_READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
+
+
+class Database:
+    """Owns the engine; ``transaction()`` is the only way code writes."""
+
+    def __init__(self, url: str) -> None:
+        parsed = make_url(url)
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        if self.is_sqlite:
+            if parsed.database and parsed.database != ":memory:":
+                Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            self.engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            _prepare_sqlite(self.engine)
+        else:
+            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+        self.url = url
+        self._reader = self.engine.execution_options(**{_READ_ONLY: True})
+        # SQLite has one writer at a time and its busy handler sleeps 1..100 ms between tries; an
+        # in-process lock hands the write lock over at once instead. PostgreSQL locks rows itself.
+        self._write_lock = threading.Lock() if self.is_sqlite else contextlib.nullcontext()
+
+    def create_all(self) -> None:
+        SQLModel.metadata.create_all(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """One unit of work: committed on success, rolled back on any exception."""
+        with self._write_lock, Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A read-only look (polls, reports): takes no write lock; never write through it."""
+        with Session(self._reader, expire_on_commit=False) as session, session.begin():
+            yield session
+            session.rollback()
+
+    def secret_key(self, configured: str) -> bytes:
+        """The configured key, or one generated on first start and kept in the database."""
+        if configured:
+            return configured.encode()
+        with self.transaction() as session:
+            row = session.get(models.Setting, "secret_key")
+            if row is None:
+                row = models.Setting(key="secret_key", value=secrets.token_hex(32))
+                session.add(row)
+            return row.value.encode()
+
+    def locked(self, statement: Any) -> Any:
+        """``statement`` with a row lock where the backend has one (SQLite locks the whole file)."""
+        return statement if self.is_sqlite else statement.with_for_update()
+
+    def claimable(self, statement: Any) -> Any:
+        """``statement`` taking rows no other instance holds (PostgreSQL ``SKIP LOCKED``)."""
+        return statement if self.is_sqlite else statement.with_for_update(skip_locked=True)

@@ -1,0 +1,110 @@
+"""The tables: accounts, challenges, games, moves, the inbox and the outbox."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Setting(SQLModel, table=True):
+    """Server-wide values kept with the data, such as a generated secret key."""
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Account(SQLModel, table=True):
+    """A registered player: a handle and the one address that speaks for it."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    handle: str = Field(index=True, unique=True, max_length=32)
+    email: str = Field(index=True, unique=True, max_length=320)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Challenge(SQLModel, table=True):
+    """An open, accepted or declined invitation to play one game."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    challenger_id: int = Field(foreign_key="account.id", index=True)
+    opponent_id: int | None = Field(default=None, foreign_key="account.id", index=True)
+    opponent_email: str = Field(max_length=320)  # set for invitations of unregistered addresses
+    variant: str = Field(max_length=32)
+    color: str = Field(default="random", max_length=8)  # the challenger's colour
+    time_control: str = Field(default="", max_length=32)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default="open", max_length=16, index=True)  # open, accepted, declined
+    game_id: int | None = Field(default=None, foreign_key="game.id")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Game(SQLModel, table=True):
+    """One game: its engine state as JSON, the seats and the clock."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    variant: str = Field(max_length=32)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    white_id: int = Field(foreign_key="account.id", index=True)
+    black_id: int = Field(foreign_key="account.id", index=True)
+    status: str = Field(default="active", max_length=16, index=True)  # active, finished
+    result: str = Field(default="*", max_length=8)
+    reason: str = Field(default="", max_length=64)
+    ply: int = 0
+    time_control: str = Field(default="", max_length=32)
+    deadline: datetime | None = None
+    draw_offer: str = Field(default="", max_length=8)  # the seat with a standing draw offer
+    version: int = 0  # bumped by every change; optimistic check on top of the row lock
+    started_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class MoveRecord(SQLModel, table=True):
+    """One turn of a game's public record, as the variant wrote it."""
+
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    ply: int
+    seat: str = Field(max_length=8)
+    move_number: int
+    record: str = Field(sa_column=Column(Text, nullable=False))
+    played_at: datetime = Field(default_factory=utcnow)
+
+
+class InboxItem(SQLModel, table=True):
+    """A mail accepted by the listener, stored before the 250; the worker applies it once."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(index=True, unique=True, max_length=998)
+    envelope_from: str = Field(default="", max_length=320)
+    recipients: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    status: str = Field(default="new", max_length=16, index=True)  # new, done, failed
+    error: str = Field(default="", sa_column=Column(Text, nullable=False))
+    received_at: datetime = Field(default_factory=utcnow)
+    processed_at: datetime | None = None
+
+
+class OutboxItem(SQLModel, table=True):
+    """A rendered mail waiting for delivery; marked sent only after the relay's 250."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    recipient: str = Field(max_length=320, index=True)
+    message_id: str = Field(max_length=998)
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    game_id: int | None = Field(default=None, index=True)
+    status: str = Field(default="pending", max_length=16, index=True)  # pending, sent, failed
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
+    last_error: str = Field(default="", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+    sent_at: datetime | None = None

@@ -1,0 +1,343 @@
+"""The Hyperspace Chess engine: the Variant protocol over the rules, notation and commitments."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+import chess
+
+from pbem.engine import (
+    Audience,
+    IllegalMoveError,
+    InvalidMoveError,
+    Note,
+    Outcome,
+    Seat,
+    Transition,
+    VariantBase,
+    View,
+)
+from pbem.engine.base import Recipient
+from pbem.variants.hyperspace import notation, rules
+from pbem.variants.hyperspace.helptext import HELP_TEXT
+from pbem.variants.hyperspace.model import (
+    PIECE_NAMES,
+    Action,
+    BoardMove,
+    HyperspaceState,
+    PhaseOut,
+    PoolEntry,
+    dump_state,
+    load_state,
+)
+
+__all__ = ["HyperspaceChess"]
+
+_SECRET_MESSAGE = re.compile(
+    r"^\s*(?:secret\s+)?(\d+)\s*\.*\s+([kqrbnp])?\s*([a-h][1-8])(?:\s*@\s*(\d+))?\s+\{?\s*([a-h][1-8])\s*\}?\s*$")
+
+
+def _title(seat: Seat) -> str:
+    return seat.value.capitalize()
+
+
+def _ply(turn: int, seat: Seat) -> int:
+    return 2 * (turn - 1) + (0 if seat is Seat.WHITE else 1)
+
+
+class HyperspaceChess(VariantBase[HyperspaceState, Action]):
+    """FIDE chess in which N, B, R and Q may leave the board and come back on a committed secret square."""
+
+    key: ClassVar[str] = "hyperspace"
+    aliases: ClassVar[tuple[str, ...]] = ("hyperspace-chess",)
+    title: ClassVar[str] = "Hyperspace Chess"
+    rulings: ClassVar[tuple[str, ...]] = tuple(f"H{n}" for n in range(1, 11))
+
+    # -- the game ---------------------------------------------------------------------------------
+
+    def setup(self, options: Mapping[str, object] | None = None) -> HyperspaceState:
+        return rules.initial_state()
+
+    def to_act(self, state: HyperspaceState) -> Seat | None:
+        if rules.outcome(state) is not None:
+            return None
+        return rules.seat_of(rules.board_of(state).turn)
+
+    def move_number(self, state: HyperspaceState) -> int:
+        return rules.board_of(state).fullmove_number
+
+    def legal_actions(self, state: HyperspaceState) -> Iterator[Action]:
+        """Board moves plus phase-outs with delay 1 and no secret: the public tree (spec 4.6, D = 1)."""
+        if rules.outcome(state) is not None:
+            return
+        for move in rules.legal_moves(state):
+            yield BoardMove(move)
+        board = rules.board_of(state)
+        seat, returns = rules.seat_of(board.turn), board.fullmove_number + 2
+        if rules.due_entry(state.pool, seat, returns) is not None:
+            return  # H7: delay 1 is taken; longer delays are legal but outside the public tree
+        for square in rules.safe_removals(state):
+            piece = board.piece_at(square)
+            assert piece is not None
+            yield PhaseOut(piece.symbol().upper(), chess.square_name(square), 1)
+
+    def parse_action(self, state: HyperspaceState, text: str) -> Action:
+        return notation.parse(state, text)
+
+    def describe(self, state: HyperspaceState, action: Action) -> str:
+        return notation.describe(state, action)
+
+    def describe_private(self, state: HyperspaceState, action: Action) -> str:
+        """The owner's form of ``action``: ``Bc1@3 {f4}`` (with ``keep:new``/``keep:old`` if given)."""
+        return notation.describe_private(state, action)
+
+    def seal(self, state: HyperspaceState, action: Action, nonce: str) -> Action:
+        if isinstance(action, PhaseOut):
+            return PhaseOut(action.piece, action.from_square, action.delay, action.secret, nonce, action.keep)
+        return action
+
+    def apply(self, state: HyperspaceState, action: Action) -> Transition[HyperspaceState]:
+        over = rules.outcome(state)
+        if over is not None:
+            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
+        self._check(state, action)
+        board = rules.board_of(state)
+        seat, turn = rules.seat_of(board.turn), board.fullmove_number
+        new, back = rules.play(state, action)
+        record = notation.describe(state, action)
+        if back is not None:
+            record += f" {back.record}"
+        after = rules.board_of(new)
+        if after.is_check():
+            record += "+" if rules.has_any_action(new) else "#"
+        notes: list[Note] = []
+        if isinstance(action, PhaseOut):
+            entry = next(e for e in new.pool if e.seat is seat and e.declared == turn)
+            notes.extend(self._declaration_notes(entry))
+        if back is not None:
+            notes.extend(self._return_notes(back))
+        return Transition(new, record, tuple(notes))
+
+    def _check(self, state: HyperspaceState, action: Action) -> None:
+        if action.keep not in (None, "new", "old"):
+            raise InvalidMoveError(f"invalid keep directive {action.keep!r}: use 'keep new' or 'keep old'")
+        if isinstance(action, BoardMove):
+            if action.move not in rules.legal_moves(state):
+                reason = rules.board_move_error(state, action.move)
+                raise IllegalMoveError(f"illegal move {action.move.uci()!r}: {reason}")
+            return
+        if action.piece not in PIECE_NAMES or action.from_square not in chess.SQUARE_NAMES:
+            raise InvalidMoveError(f"invalid phase-out {action.public!r}: name a piece letter and a square")
+        if action.secret is not None and action.secret.reveal() not in chess.SQUARE_NAMES:
+            raise InvalidMoveError(
+                f"invalid phase-out {action.public!r}: the return square is not a square")
+        error = rules.phase_out_error(state, action)
+        if error is not None:
+            raise type(error)(f"{'invalid' if isinstance(error, InvalidMoveError) else 'illegal'} "
+                              f"move {action.public!r}: {error}")
+
+    # -- commitments ------------------------------------------------------------------------------
+
+    def _declaration_notes(self, entry: PoolEntry) -> list[Note]:
+        who = _title(entry.seat)
+        turns = "turn" if entry.delay == 1 else "turns"
+        public = (f"{who}'s {entry.name} entered hyperspace for {entry.delay} full {turns} ({entry.public}); "
+                  f"it returns at the end of {who}'s turn {entry.returns}.")
+        commitment, digest = entry.commitment(), entry.digest()
+        if commitment is None or entry.square is None:
+            return [
+                Note(f"{public} Its return square is not recorded yet.", None),
+                Note(f"No return square recorded for {entry.public}: send 'secret {entry.declared} "
+                     f"{entry.piece}{entry.from_square} SQUARE' before {_title(entry.seat.other)} moves, "
+                     f"or the {PIECE_NAMES[entry.piece]} is forfeited at its return.", entry.seat),
+                Note(f"{who} {entry.public}: no return square recorded yet; "
+                     f"returns at the end of {who}'s turn {entry.returns}.", Audience.REFEREE),
+            ]
+        return [
+            Note(f"{public} Commitment (SHA-256): {digest}", None),
+            *self._receipts(entry),
+        ]
+
+    def _receipts(self, entry: PoolEntry) -> list[Note]:
+        assert entry.square is not None
+        who = _title(entry.seat)
+        square = entry.square.reveal()
+        proof = f"nonce {entry.nonce}; commitment string {entry.commitment()} has SHA-256 {entry.digest()}"
+        return [
+            Note(f"Receipt: your {entry.public} returns to {square} at the end of your turn {entry.returns}; "
+                 f"{proof}", entry.seat),
+            Note(f"Receipt: {who} {entry.public} returns to {square} at the end of {who}'s turn "
+                 f"{entry.returns}; {proof}", Audience.REFEREE),
+        ]
+
+    def _return_notes(self, back: rules.Rematerialisation) -> list[Note]:
+        entry = back.entry
+        who = _title(entry.seat)
+        piece = PIECE_NAMES[entry.piece]
+        if entry.square is None:
+            return [Note(f"{who}'s {entry.name} ({entry.public}) is forfeited: "
+                         "no return square was recorded in time.", None)]
+        square = entry.square.reveal()
+        occupant = "" if back.occupant is None else PIECE_NAMES[back.occupant.symbol().upper()]
+        text = {
+            "appeared": f"{who}'s {entry.name} ({entry.public}) returned to {square}.",
+            "lost": f"{who}'s {entry.name} ({entry.public}) was lost: {square} holds "
+                    f"{_title(entry.seat.other)}'s {occupant}, and a returning piece captures nothing "
+                    "(ruling H3).",
+            "kept-old": f"{who}'s {entry.name} ({entry.public}) came back to {square}, where {who}'s own "
+                        f"{occupant} stays; the returning {piece} is removed (ruling H2).",
+            "kept-new": f"{who}'s {entry.name} ({entry.public}) came back to {square} and replaces {who}'s "
+                        f"{occupant}, which is removed (ruling H2).",
+        }[back.result]
+        reveal = (f"Commitment revealed: square {square}, nonce {entry.nonce}; "
+                  f"commitment string {entry.commitment()} has SHA-256 {entry.digest()}")
+        return [Note(text, None), Note(reveal, None)]
+
+    def attach_secret(self, state: HyperspaceState, seat: Seat, text: str,
+                      nonce: str) -> Transition[HyperspaceState]:
+        """Record the return square sent separately as ``secret 12 Bc1 f4`` (spec 4.5).
+
+        Accepted only for ``seat``'s phase-out declared on that turn from that square, while it has
+        no square yet and before the opponent's next move: after that the (missing) square is binding.
+        """
+        over = rules.outcome(state)
+        if over is not None:
+            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
+        match = _SECRET_MESSAGE.match(text.split("//")[0].strip().lower())
+        if match is None:
+            raise InvalidMoveError(f"invalid secret message {notation.quote(text)}: write it as "
+                                   "'secret TURN PIECE SQUARE', e.g. 'secret 12 Bc1 f4'")
+        turn, letter, origin, delay, square = match.groups()
+        wanted = [e for e in state.pool
+                  if e.seat is seat and e.declared == int(turn) and e.from_square == origin]
+        if not wanted:
+            own = ", ".join(f"{e.public} (turn {e.declared})" for e in state.pool if e.seat is seat)
+            raise IllegalMoveError(f"no phase-out of yours from {origin} on turn {turn}"
+                                   + (f"; yours in hyperspace: {own}" if own else ""))
+        entry = wanted[0]
+        if (letter and letter.upper() != entry.piece) or (delay and int(delay) != entry.delay):
+            raise IllegalMoveError(f"your phase-out from {origin} on turn {turn} was {entry.public}")
+        if entry.square is not None:
+            raise IllegalMoveError(f"the return square of {entry.public} is already recorded; it is binding")
+        board = rules.board_of(state)
+        if _ply(board.fullmove_number, rules.seat_of(board.turn)) != _ply(entry.declared, seat) + 1:
+            raise IllegalMoveError(
+                f"too late: {_title(seat.other)} has moved since {entry.public} was declared, so its return "
+                f"square can no longer be recorded; the {PIECE_NAMES[entry.piece]} is forfeited at its "
+                "return")
+        target = chess.parse_square(square)
+        if entry.piece == "B":
+            origin_colour = rules.square_colour(chess.parse_square(entry.from_square))
+            if rules.square_colour(target) != origin_colour:
+                raise InvalidMoveError(f"a bishop on a {origin_colour} square cannot return to "
+                                       f"{rules.square_colour(target)} square {square}")
+        new = rules.with_secret(state, entry, square, nonce)
+        updated = next(e for e in new.pool if e.seat is seat and e.declared == entry.declared)
+        who = _title(seat)
+        public = (f"{who} recorded the return square of {updated.public} (returns at the end of {who}'s turn "
+                  f"{updated.returns}). Commitment (SHA-256): {updated.digest()}")
+        return Transition(new, f"{updated.public} commitment {updated.digest()}",
+                          (Note(public, None), *self._receipts(updated)))
+
+    def secrets(self, state: HyperspaceState) -> Mapping[Seat, tuple[str, ...]]:
+        found: dict[Seat, list[str]] = {Seat.WHITE: [], Seat.BLACK: []}
+        for entry in state.pool:
+            if entry.nonce:
+                found[entry.seat].append(entry.nonce)
+            commitment = entry.commitment()
+            if commitment is not None and entry.square is not None:
+                found[entry.seat].extend((commitment, f"{{{entry.square.reveal()}}}"))
+        return {seat: tuple(strings) for seat, strings in found.items()}
+
+    # -- results ----------------------------------------------------------------------------------
+
+    def outcome(self, state: HyperspaceState) -> Outcome | None:
+        return rules.outcome(state)
+
+    def claim_draw(self, state: HyperspaceState) -> Outcome | None:
+        if rules.outcome(state) is not None:
+            return None
+        if rules.board_of(state).halfmove_clock >= 100:
+            return Outcome.draw("50-move rule")
+        if rules.repetitions(state) >= 3:
+            return Outcome.draw("threefold repetition")
+        return None
+
+    # -- views ------------------------------------------------------------------------------------
+
+    def view(self, state: HyperspaceState, audience: Recipient) -> View:
+        board = rules.board_of(state)
+        to_move = rules.seat_of(board.turn)
+        over = rules.outcome(state)
+        status: list[str] = []
+        if over is not None:
+            status.append(f"Game over: {over.result} ({over.reason}).")
+        else:
+            status.append(f"{_title(to_move)} to move (move {board.fullmove_number}).")
+            if board.is_check():
+                status.append(f"{_title(to_move)} is in check.")
+        for entry in state.pool:
+            status.append(self._public_line(entry, state))
+        due = rules.due_entry(state.pool, to_move, board.fullmove_number)
+        if due is not None and over is None:
+            status.append(f"{_title(to_move)}'s {due.public} returns at the end of this turn.")
+        private: list[str] = []
+        if audience is not Audience.PUBLIC:
+            for entry in state.pool:
+                if audience is Audience.REFEREE or entry.seat is audience:
+                    private.append(self._private_line(entry, audience))
+        return View(
+            diagram=_diagram(board, flipped=audience is Seat.BLACK),
+            to_move=None if over is not None else to_move,
+            move_number=board.fullmove_number,
+            status=tuple(status),
+            private=tuple(private),
+        )
+
+    def _public_line(self, entry: PoolEntry, state: HyperspaceState) -> str:
+        who = _title(entry.seat)
+        line = f"{who} in hyperspace: {entry.public}, returns at the end of {who}'s turn {entry.returns}"
+        if rules.outcome(state) is not None:
+            return f"{line} (never: the game is over, ruling H9)"
+        digest = entry.digest()
+        if digest is not None:
+            return f"{line}, commitment {digest}"
+        board = rules.board_of(state)
+        if _ply(board.fullmove_number, rules.seat_of(board.turn)) == _ply(entry.declared, entry.seat) + 1:
+            return f"{line}, return square not recorded yet"
+        return f"{line}, no return square recorded: forfeited at its return"
+
+    def _private_line(self, entry: PoolEntry, audience: Recipient) -> str:
+        owner = "your" if audience is entry.seat else f"{_title(entry.seat)}'s"
+        if entry.square is None:
+            return f"{_title(entry.seat)} {entry.public}: no return square recorded"
+        return (f"{_title(entry.seat)} {entry.public} returns to {entry.square.reveal()} at the end of "
+                f"{owner} turn {entry.returns}; nonce {entry.nonce}; commitment string {entry.commitment()}")
+
+    def help_text(self) -> str:
+        return HELP_TEXT
+
+    # -- storage ----------------------------------------------------------------------------------
+
+    def dump(self, state: HyperspaceState) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, data: Mapping[str, Any]) -> HyperspaceState:
+        return load_state(data)
+
+
+def _diagram(board: chess.Board, *, flipped: bool) -> str:
+    files = "hgfedcba" if flipped else "abcdefgh"
+    ranks = range(8) if flipped else range(7, -1, -1)
+    border = "  " + " ".join(files)
+    lines = [border]
+    for rank in ranks:
+        cells = []
+        for file_letter in files:
+            piece = board.piece_at(chess.square(ord(file_letter) - ord("a"), rank))
+            cells.append(piece.symbol() if piece else ".")
+        lines.append(f"{rank + 1} {' '.join(cells)} {rank + 1}")
+    lines.append(border)
+    return "\n".join(lines)

@@ -1,0 +1,393 @@
+"""Hyperspace Chess rules: legality with same-turn returns, phase-outs, returns, draws and results."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import chess
+
+from pbem.engine import IllegalMoveError, InvalidMoveError, MoveError, Outcome, Seat, Secret
+from pbem.variants.hyperspace.model import (
+    MAX_DELAY,
+    MIN_DELAY,
+    PIECE_NAMES,
+    Action,
+    BoardMove,
+    HyperspaceState,
+    Keep,
+    PhaseOut,
+    PoolEntry,
+)
+
+__all__ = [
+    "Rematerialisation",
+    "board_move_error",
+    "board_of",
+    "color_of",
+    "due_entry",
+    "has_any_action",
+    "initial_state",
+    "legal_moves",
+    "outcome",
+    "phase_out_error",
+    "play",
+    "repetitions",
+    "safe_removals",
+    "seat_of",
+    "square_colour",
+    "with_secret",
+]
+
+
+def seat_of(color: chess.Color) -> Seat:
+    return Seat.WHITE if color == chess.WHITE else Seat.BLACK
+
+
+def color_of(seat: Seat) -> chess.Color:
+    return chess.WHITE if seat is Seat.WHITE else chess.BLACK
+
+
+@lru_cache(maxsize=4096)
+def _parsed(fen: str) -> chess.Board:
+    return chess.Board(fen)
+
+
+def board_of(state: HyperspaceState) -> chess.Board:
+    """A fresh board for the state; copying a cached parse is much cheaper than parsing the FEN again."""
+    return _parsed(state.fen).copy(stack=False)
+
+
+def square_colour(square: chess.Square) -> str:
+    return "light" if chess.BB_SQUARES[square] & chess.BB_LIGHT_SQUARES else "dark"
+
+
+def _sorted_pool(pool: list[PoolEntry] | tuple[PoolEntry, ...]) -> tuple[PoolEntry, ...]:
+    return tuple(sorted(pool, key=lambda e: (e.seat is not Seat.WHITE, e.returns, e.from_square)))
+
+
+def due_entry(pool: tuple[PoolEntry, ...], seat: Seat, turn: int) -> PoolEntry | None:
+    """The entry of ``seat`` that comes back at the end of its turn ``turn`` (H7: at most one)."""
+    for entry in pool:
+        if entry.seat is seat and entry.returns == turn:
+            return entry
+    return None
+
+
+def _shield(board: chess.Board, pool: tuple[PoolEntry, ...]) -> chess.Square | None:
+    """The square the side to move's same-turn return will occupy, if it is known (§9, H4)."""
+    entry = due_entry(pool, seat_of(board.turn), board.fullmove_number)
+    if entry is None or entry.square is None:
+        return None
+    return chess.parse_square(entry.square.reveal())
+
+
+def _king_safe(board: chess.Board, color: chess.Color, shield: chess.Square | None, occupied: int) -> bool:
+    # A return only ever adds a friendly blocker (H4), so safety after it is safety with one more
+    # occupied square; an enemy on the shield square keeps the square occupied and keeps attacking.
+    king = board.king(color)
+    if king is None:
+        return True
+    if shield is not None:
+        occupied |= chess.BB_SQUARES[shield]
+    return not board.attackers_mask(not color, king, occupied)
+
+
+@lru_cache(maxsize=16384)
+def _legal_moves(fen: str, shield: chess.Square | None) -> tuple[chess.Move, ...]:
+    board = _parsed(fen).copy(stack=False)
+    if shield is None:
+        return tuple(board.legal_moves)
+    color = board.turn
+    moves: list[chess.Move] = []
+    for move in board.generate_pseudo_legal_moves():
+        if board.is_castling(move):
+            # Castling keeps the FIDE conditions, judged before the return: the return cannot
+            # shield the squares the king starts on or passes over.
+            if board.is_legal(move):
+                moves.append(move)
+            continue
+        if board.is_legal(move):
+            moves.append(move)
+            continue
+        after = board.copy(stack=False)
+        after.push(move)
+        if _king_safe(after, color, shield, after.occupied):
+            moves.append(move)
+    return tuple(moves)
+
+
+def legal_moves(state: HyperspaceState) -> tuple[chess.Move, ...]:
+    """Legal board moves of the side to move, judged after its same-turn return (§9, H4)."""
+    board = board_of(state)
+    return _legal_moves(state.fen, _shield(board, state.pool))
+
+
+@lru_cache(maxsize=16384)
+def _safe_removals(fen: str, shield: chess.Square | None) -> tuple[chess.Square, ...]:
+    board = _parsed(fen).copy(stack=False)
+    color = board.turn
+    candidates = board.occupied_co[color] & (board.knights | board.bishops | board.rooks | board.queens)
+    return tuple(
+        square
+        for square in chess.scan_forward(candidates)
+        if _king_safe(board, color, shield, board.occupied & ~chess.BB_SQUARES[square])
+    )
+
+
+def safe_removals(state: HyperspaceState) -> tuple[chess.Square, ...]:
+    """Squares of the pieces that may phase out without leaving the own king attacked."""
+    board = board_of(state)
+    return _safe_removals(state.fen, _shield(board, state.pool))
+
+
+def _taken(pool: tuple[PoolEntry, ...], seat: Seat, returns: int) -> PoolEntry | None:
+    return due_entry(pool, seat, returns)
+
+
+def has_any_action(state: HyperspaceState) -> bool:
+    """True when the side to move has a board move or a phase-out with any free delay."""
+    if legal_moves(state):
+        return True
+    if not safe_removals(state):
+        return False
+    board = board_of(state)
+    seat, turn = seat_of(board.turn), board.fullmove_number
+    delays = range(MIN_DELAY, MAX_DELAY + 1)
+    return any(_taken(state.pool, seat, turn + delay + 1) is None for delay in delays)
+
+
+def _piece_name(piece: chess.Piece) -> str:
+    return PIECE_NAMES[piece.symbol().upper()]
+
+
+def phase_out_error(state: HyperspaceState, action: PhaseOut) -> MoveError | None:
+    """Why ``action`` cannot be played here, or None; the secret is checked only when present."""
+    if not MIN_DELAY <= action.delay <= MAX_DELAY:
+        return InvalidMoveError(
+            f"the delay must be {MIN_DELAY} to {MAX_DELAY} full turns, not {action.delay}")
+    board = board_of(state)
+    seat = seat_of(board.turn)
+    square = chess.parse_square(action.from_square)
+    piece = board.piece_at(square)
+    if piece is None:
+        return IllegalMoveError(f"there is no piece on {action.from_square}")
+    if piece.color != board.turn:
+        return IllegalMoveError(
+            f"the {_piece_name(piece)} on {action.from_square} is {seat.other.value}'s, not yours")
+    letter = piece.symbol().upper()
+    if letter == "P":
+        return IllegalMoveError("pawns cannot enter hyperspace (ruling H8)")
+    if letter == "K":
+        return IllegalMoveError("the king cannot enter hyperspace")
+    if letter != action.piece:
+        return IllegalMoveError(
+            f"there is a {_piece_name(piece)} on {action.from_square}, not a {PIECE_NAMES[action.piece]}")
+    if action.secret is not None:
+        target = chess.parse_square(action.secret.reveal())
+        if letter == "B" and square_colour(target) != square_colour(square):
+            return InvalidMoveError(
+                f"a bishop on a {square_colour(square)} square cannot return to "
+                f"{square_colour(target)} square {chess.square_name(target)}")
+    returns = board.fullmove_number + action.delay + 1
+    clash = _taken(state.pool, seat, returns)
+    if clash is not None:
+        free = [d for d in range(MIN_DELAY, MAX_DELAY + 1)
+                if _taken(state.pool, seat, board.fullmove_number + d + 1) is None][:3]
+        return IllegalMoveError(
+            f"{seat.value.capitalize()} already has a piece returning on turn {returns} ({clash.public}); "
+            f"only one return per turn is allowed (ruling H7), so choose another delay "
+            f"(free: {', '.join(map(str, free))}, ...)")
+    if square not in safe_removals(state):
+        where = f"the {_piece_name(piece)} on {action.from_square}"
+        if board.is_check():
+            return IllegalMoveError(f"your king is in check, and phasing out {where} does not end the check")
+        return IllegalMoveError(f"your king would be in check without {where}")
+    return None
+
+
+def board_move_error(state: HyperspaceState, move: chess.Move) -> str:
+    """A reason, for the mover, why ``move`` is not a legal board move here."""
+    board = board_of(state)
+    piece = board.piece_at(move.from_square)
+    origin = chess.square_name(move.from_square)
+    if piece is None:
+        away = [e.public for e in state.pool if e.seat is seat_of(board.turn) and e.from_square == origin]
+        return f"there is no piece on {origin}" + (f" (your {away[0]} is in hyperspace)" if away else "")
+    if piece.color != board.turn:
+        return f"the {_piece_name(piece)} on {origin} is {seat_of(piece.color).value}'s, not yours"
+    if board.is_castling(move) or (piece.piece_type == chess.KING
+                                   and chess.square_distance(move.from_square, move.to_square) == 2):
+        return _castling_error(board, move)
+    if move.promotion and piece.piece_type != chess.PAWN:
+        return f"only a pawn promotes, and the piece on {origin} is a {_piece_name(piece)}"
+    if not board.is_pseudo_legal(move):
+        last_rank = chess.square_rank(move.to_square) in (0, 7)
+        if piece.piece_type == chess.PAWN and last_rank and not move.promotion:
+            return "a pawn reaching the last rank must promote: add =Q, =R, =B or =N"
+        return f"the {_piece_name(piece)} on {origin} cannot go to {chess.square_name(move.to_square)}"
+    if board.is_check():
+        return "your king is in check and this move does not get it out of check"
+    return "your king would be in check"
+
+
+def _castling_error(board: chess.Board, move: chess.Move) -> str:
+    kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
+    side = "kingside" if kingside else "queenside"
+    rights = board.clean_castling_rights() & chess.BB_BACKRANKS & board.occupied_co[board.turn]
+    wanted = chess.BB_FILE_H if kingside else chess.BB_FILE_A
+    if not rights & wanted:
+        return f"you have lost the right to castle {side} (king or rook has moved or phased out)"
+    if board.is_check():
+        return "you cannot castle out of check"
+    rank = chess.square_rank(move.from_square)
+    between = range(5, 7) if kingside else range(1, 4)
+    if any(board.piece_at(chess.square(f, rank)) for f in between):
+        return f"the squares between king and rook must be empty to castle {side}"
+    return "your king would pass through or land on an attacked square"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematerialisation:
+    """What happened to the piece that came back at the end of the turn."""
+
+    entry: PoolEntry
+    result: str  # "appeared", "lost", "kept-new", "kept-old" or "forfeited"
+    occupant: chess.Piece | None = None
+
+    @property
+    def record(self) -> str:
+        if self.entry.square is None:
+            return f"&{self.entry.piece}{self.entry.from_square}!forfeited"
+        suffix = "" if self.result == "appeared" else f"!{self.result}"
+        return f"&{self.entry.piece}{self.entry.square.reveal()}{suffix}"
+
+
+def _rematerialise(board: chess.Board, entry: PoolEntry, keep: Keep | None) -> Rematerialisation:
+    if entry.square is None:
+        # Seed §5: an invalid (here: never recorded) square forfeits the piece.
+        return Rematerialisation(entry, "forfeited")
+    square = chess.parse_square(entry.square.reveal())
+    color = chess.WHITE if entry.seat is Seat.WHITE else chess.BLACK
+    piece = chess.Piece.from_symbol(entry.piece if color == chess.WHITE else entry.piece.lower())
+    occupant = board.piece_at(square)
+    if occupant is None:
+        board.set_piece_at(square, piece)
+        return Rematerialisation(entry, "appeared")
+    if occupant.color != color:
+        return Rematerialisation(entry, "lost", occupant)  # H3: nothing is captured, the king included
+    if occupant.piece_type == chess.KING or keep != "new":
+        return Rematerialisation(entry, "kept-old", occupant)  # H2: the default, and always for the king
+    board.set_piece_at(square, piece)
+    # The rook that stood there unmoved is gone, so its castling right goes with it.
+    board.castling_rights &= ~chess.BB_SQUARES[square]
+    return Rematerialisation(entry, "kept-new", occupant)
+
+
+def _normalise_ep(board: chess.Board, pool: tuple[PoolEntry, ...]) -> None:
+    """Keep the en-passant square only if the side to move can really capture there."""
+    ep = board.ep_square
+    if ep is None:
+        return
+    victim = board.piece_at(ep - 8 if board.turn == chess.WHITE else ep + 8)
+    if (board.piece_at(ep) is not None or victim is None or victim.piece_type != chess.PAWN
+            or victim.color == board.turn):
+        board.ep_square = None
+        return
+    moves = _legal_moves(board.fen(en_passant="fen"), _shield(board, pool))
+    if not any(board.is_en_passant(move) for move in moves):
+        board.ep_square = None
+
+
+def _position_key(fen: str, pool: tuple[PoolEntry, ...]) -> str:
+    """H6: repetition compares board, side, castling, en passant and the whole pool, secrets included."""
+    parts = [" ".join(fen.split()[:4])]
+    for entry in pool:
+        square = "-" if entry.square is None else entry.square.reveal()
+        parts.append(f"{entry.seat.value}:{entry.public}:{entry.declared}:{square}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+
+
+def initial_state() -> HyperspaceState:
+    return HyperspaceState(chess.STARTING_FEN, (), (_position_key(chess.STARTING_FEN, ()),))
+
+
+def play(state: HyperspaceState, action: Action) -> tuple[HyperspaceState, Rematerialisation | None]:
+    """Apply a legal action and the mover's scheduled return; the caller checks legality."""
+    board = board_of(state)
+    color = board.turn
+    seat, turn = seat_of(color), board.fullmove_number
+    pool = list(state.pool)
+    if isinstance(action, BoardMove):
+        board.push(action.move)
+    else:
+        square = chess.parse_square(action.from_square)
+        board.remove_piece_at(square)
+        board.castling_rights &= ~chess.BB_SQUARES[square]  # H5: a phased rook never castles again
+        board.ep_square = None
+        board.halfmove_clock += 1  # H6: a non-pawn, non-capture move
+        if color == chess.BLACK:
+            board.fullmove_number += 1
+        board.turn = not color
+        pool.append(PoolEntry(seat, action.piece, action.from_square, action.delay, turn,
+                              action.secret, action.nonce))
+    came_back: Rematerialisation | None = None
+    entry = due_entry(tuple(pool), seat, turn)
+    if entry is not None:
+        pool.remove(entry)
+        came_back = _rematerialise(board, entry, action.keep)
+    new_pool = _sorted_pool(pool)
+    _normalise_ep(board, new_pool)
+    fen = board.fen(en_passant="fen")
+    key = _position_key(fen, new_pool)
+    history = (key,) if board.halfmove_clock == 0 else (*state.history, key)
+    return HyperspaceState(fen, new_pool, history), came_back
+
+
+def with_secret(state: HyperspaceState, entry: PoolEntry, square: str, nonce: str) -> HyperspaceState:
+    """The state with ``entry`` given its return square; the current position key changes with it."""
+    updated = replace(entry, square=Secret(square), nonce=nonce)
+    pool = _sorted_pool([updated if e == entry else e for e in state.pool])
+    key = _position_key(state.fen, pool)
+    return HyperspaceState(state.fen, pool, (*state.history[:-1], key))
+
+
+def repetitions(state: HyperspaceState) -> int:
+    """How often the current position (pool included) has occurred since the last irreversible move."""
+    return state.history.count(_position_key(state.fen, state.pool))
+
+
+def _insufficient(board: chess.Board, pool: tuple[PoolEntry, ...], color: chess.Color) -> bool:
+    # python-chess's has_insufficient_material, with pool pieces counted as if on the board (H6).
+    own = board.occupied_co[color]
+    mine = [e.piece for e in pool if e.seat is seat_of(color)]
+    theirs = [e.piece for e in pool if e.seat is not seat_of(color)]
+    if own & (board.pawns | board.rooks | board.queens) or any(p in "RQ" for p in mine):
+        return False
+    if own & board.knights or "N" in mine:
+        minor_theirs = bool(board.occupied_co[not color] & ~board.kings & ~board.queens) or any(
+            p != "Q" for p in theirs)
+        return chess.popcount(own) + len(mine) <= 2 and not minor_theirs
+    if own & board.bishops or "B" in mine:
+        colours = {square_colour(s) for s in chess.scan_forward(board.bishops)}
+        colours |= {square_colour(chess.parse_square(e.from_square)) for e in pool if e.piece == "B"}
+        knights = bool(board.knights) or any(e.piece == "N" for e in pool)
+        return len(colours) <= 1 and not board.pawns and not knights
+    return True
+
+
+def outcome(state: HyperspaceState) -> Outcome | None:
+    board = board_of(state)
+    if not has_any_action(state):
+        # Judged on the position as it stands: a player who cannot move never reaches his return.
+        if board.is_check():
+            return Outcome.win(seat_of(not board.turn), "checkmate")
+        return Outcome.draw("stalemate")  # FAQ Q8: even with returns scheduled for later turns
+    if _insufficient(board, state.pool, chess.WHITE) and _insufficient(board, state.pool, chess.BLACK):
+        return Outcome.draw("insufficient material")
+    if board.halfmove_clock >= 150:
+        return Outcome.draw("75-move rule")
+    if repetitions(state) >= 5:
+        return Outcome.draw("fivefold repetition")
+    return None

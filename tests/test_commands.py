@@ -1,0 +1,249 @@
+"""Email commands through the worker on a real SQLite database; the tests read the outbox."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from pbem.store.models import Game, InboxItem, MoveRecord
+from tests.harness import body_of
+from tests.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
+
+ALICE, BOB, CAROL = "alice@players.example", "bob@players.example", "carol@players.example"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def pipe(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Pipeline]:
+    url = None
+    if request.param == "postgresql":
+        reason = postgres_available()
+        if reason:
+            pytest.skip(reason)
+        url = fresh_postgres_url()
+    p = Pipeline(tmp_path, database_url=url)
+    yield p
+    p.close()
+    if url:
+        drop_postgres(url)
+
+
+def names_square(text: str, square: str) -> bool:
+    """True if the text names the square as a word (hex digests may contain any pair by chance)."""
+    return re.search(rf"(?<![0-9a-f]){square}(?![0-9a-f])", text) is not None
+
+
+def only_mail(pipe: Pipeline, to: str) -> EmailMessage:
+    mails = [m for r, m in pipe.drain_outbox() if r == to]
+    assert len(mails) == 1, [body_of(m) for m in mails]
+    return mails[0]
+
+
+def register(pipe: Pipeline, address: str, handle: str) -> str:
+    """Registers and returns the personal reply address."""
+    pipe.send(address, pipe.addresses.public, f"register {handle}")
+    return str(only_mail(pipe, address)["Reply-To"])
+
+
+def started_game(pipe: Pipeline) -> tuple[str, str]:
+    """alice (white) vs bob in Hyperspace Chess; returns both seat addresses."""
+    alice = register(pipe, ALICE, "alice")
+    bob = register(pipe, BOB, "bob")
+    pipe.send(ALICE, alice, "challenge bob hyperspace white")
+    mails = pipe.drain_outbox()
+    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in mails if r == BOB))
+    assert number
+    pipe.send(BOB, bob, f"accept {number.group(1)}")
+    mails = pipe.drain_outbox()
+    seats = {r: str(m["Reply-To"]) for r, m in mails if "has started" in body_of(m) and "Game" in body_of(m)}
+    return seats[ALICE], seats[BOB]
+
+
+def test_register_creates_account_and_again_resends_welcome(pipe: Pipeline) -> None:
+    first = register(pipe, ALICE, "alice")
+    pipe.send(ALICE, pipe.addresses.public, "register")
+    again = only_mail(pipe, ALICE)
+    assert "You are registered as alice" in body_of(again)
+    assert str(again["Reply-To"]) == first
+
+
+def test_register_refuses_taken_and_malformed_handles(pipe: Pipeline) -> None:
+    register(pipe, ALICE, "alice")
+    pipe.send(BOB, pipe.addresses.public, "register ALICE\nregister 9lives")
+    body = body_of(only_mail(pipe, BOB))
+    assert "the handle 'alice' is taken" in body
+    assert "'9lives' is not a valid handle" in body
+
+
+def test_help_variants_and_unknown_lines(pipe: Pipeline) -> None:
+    pipe.send(CAROL, pipe.addresses.public, "help\nvariants\nhelp hyperspace\nfly me to the moon\n// a comment")
+    body = body_of(only_mail(pipe, CAROL))
+    assert "challenge OPPONENT VARIANT" in body
+    assert "hyperspace" in body and "Hyperspace Chess" in body
+    assert "H1" in body and "H10" in body  # the rulings in force
+    assert "Unprocessed" in body and "fly me to the moon" in body
+    assert "a comment" not in body
+
+
+def test_challenge_errors_are_explained(pipe: Pipeline) -> None:
+    alice = register(pipe, ALICE, "alice")
+    pipe.send(ALICE, alice, "challenge nobody hyperspace\nchallenge alice hyperspace\n"
+                            "challenge bob@x.example chess960\nchallenge bob@x.example hyperspace days -1")
+    body = body_of(only_mail(pipe, ALICE))
+    assert "no player with the handle 'nobody'" in body
+    assert "you cannot challenge yourself" in body
+    assert "unknown variant: 'chess960'" in body
+    assert "days per move must be above 0" in body
+
+
+def test_accept_only_by_the_addressee(pipe: Pipeline) -> None:
+    alice = register(pipe, ALICE, "alice")
+    register(pipe, BOB, "bob")
+    carol = register(pipe, CAROL, "carol")
+    pipe.send(ALICE, alice, "challenge bob hyperspace")
+    pipe.drain_outbox()
+    pipe.send(CAROL, carol, "accept 1")
+    assert "is not addressed to you" in body_of(only_mail(pipe, CAROL))
+
+
+def test_decline_tells_the_challenger(pipe: Pipeline) -> None:
+    alice = register(pipe, ALICE, "alice")
+    bob = register(pipe, BOB, "bob")
+    pipe.send(ALICE, alice, "challenge bob hyperspace")
+    pipe.drain_outbox()
+    pipe.send(BOB, bob, "decline 1")
+    mails = dict(pipe.drain_outbox())
+    assert "bob declined challenge 1" in body_of(mails[ALICE])
+    assert "Challenge 1 declined" in body_of(mails[BOB])
+
+
+def test_games_lists_whose_move_and_deadline(pipe: Pipeline) -> None:
+    seat_a, _ = started_game(pipe)
+    pipe.send(ALICE, seat_a, "games")
+    body = body_of(only_mail(pipe, ALICE))
+    assert re.search(r"#\d+ .*Hyperspace Chess.*bob", body)
+    assert "your move" in body and "deadline" in body.lower()
+
+
+def test_one_move_per_mail_and_guard_and_turn(pipe: Pipeline) -> None:
+    seat_a, seat_b = started_game(pipe)
+    pipe.send(BOB, seat_b, "Pe7-e5")
+    assert "it is not your move" in body_of(only_mail(pipe, BOB))
+    pipe.send(ALICE, seat_a, "Pe2-e4 #2")
+    assert "guarded by #2, but this is move 1" in body_of(only_mail(pipe, ALICE))
+    pipe.send(ALICE, seat_a, "Pe2-e4 #1\nPd2-d4")
+    mails = pipe.drain_outbox()
+    reply = next(body_of(m) for r, m in mails if r == ALICE)
+    assert "Played 1. Pe2-e4" in reply
+    assert "Ignored" in reply and "Pd2-d4" in reply and "only one move" in reply
+    with pipe.db.transaction() as session:
+        assert [r.record for r in session.exec(select(MoveRecord)).all()] == ["Pe2-e4"]
+
+
+def test_illegal_move_shows_the_board_only_to_the_sender(pipe: Pipeline) -> None:
+    seat_a, _ = started_game(pipe)
+    pipe.send(ALICE, seat_a, "Pe2-e5")
+    mails = pipe.drain_outbox()
+    assert [r for r, _ in mails] == [ALICE]
+    body = body_of(mails[0][1])
+    assert "Not played" in body and "a b c d e f g h" in body
+
+
+def test_resign_and_draw(pipe: Pipeline) -> None:
+    seat_a, seat_b = started_game(pipe)
+    pipe.send(ALICE, seat_a, "draw")
+    mails = dict(pipe.drain_outbox())
+    assert "offers a draw" in body_of(mails[BOB])
+    pipe.send(BOB, seat_b, "draw")
+    mails = dict(pipe.drain_outbox())
+    assert "1/2-1/2" in body_of(mails[ALICE]) and "agreement" in body_of(mails[ALICE])
+    pipe.send(ALICE, seat_a, "resign")
+    assert "already over" in body_of(only_mail(pipe, ALICE))
+
+
+def test_resign_ends_the_game(pipe: Pipeline) -> None:
+    seat_a, _ = started_game(pipe)
+    pipe.send(ALICE, seat_a, "resign")
+    mails = dict(pipe.drain_outbox())
+    assert "0-1" in body_of(mails[BOB]) and "resignation" in body_of(mails[BOB])
+    with pipe.db.transaction() as session:
+        game = session.exec(select(Game)).one()
+        assert (game.status, game.result) == ("finished", "0-1")
+
+
+def test_crash_half_way_through_a_move_applies_nothing(pipe: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    seat_a, _ = started_game(pipe)
+    import pbem.gameplay
+
+    def explode(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    # Fails after the move was applied to the game row but before the mails were queued.
+    monkeypatch.setattr(pbem.gameplay, "referee_mail", explode)
+    pipe.send(ALICE, seat_a, "Pe2-e4")
+    mails = pipe.drain_outbox()
+    assert [r for r, _ in mails] == [ALICE]
+    assert "could not be processed" in body_of(mails[0][1])
+    with pipe.db.transaction() as session:
+        game = session.exec(select(Game)).one()
+        assert game.ply == 0 and session.exec(select(MoveRecord)).first() is None
+        assert session.exec(select(InboxItem).where(InboxItem.status == "failed")).one()
+    monkeypatch.undo()
+    pipe.send(ALICE, seat_a, "Pe2-e4")
+    assert any("Played 1. Pe2-e4" in body_of(m) for _, m in pipe.drain_outbox())
+
+
+def test_reply_goes_to_the_account_not_the_from(pipe: Pipeline) -> None:
+    alice = register(pipe, ALICE, "alice")
+    pipe.send("mallory@evil.example", alice, "games")
+    mails = pipe.drain_outbox()
+    assert [r for r, _ in mails] == [ALICE]
+
+
+def test_seat_commands_need_a_seat_address(pipe: Pipeline) -> None:
+    alice = register(pipe, ALICE, "alice")
+    pipe.send(ALICE, alice, "resign\nboard")
+    body = body_of(only_mail(pipe, ALICE))
+    assert body.count("belongs to a game") == 2
+
+
+def test_referee_gets_every_secret_and_the_opponent_none(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path, PBEM_SERVER_REFEREE="referee@club.example")
+    try:
+        seat_a, _ = started_game(pipe)
+        pipe.send(ALICE, seat_a, "Ng1@2 {f5}")
+        mails = pipe.drain_outbox()
+        by_recipient = {r: body_of(m) for r, m in mails}
+        assert set(by_recipient) == {ALICE, BOB, "referee@club.example"}
+        assert "returns to f5" in by_recipient["referee@club.example"]
+        assert "returns to f5" in by_recipient[ALICE]
+        assert not names_square(by_recipient[BOB], "f5")
+    finally:
+        pipe.close()
+
+
+def test_secret_sent_separately_before_the_opponent_moves(pipe: Pipeline) -> None:
+    seat_a, _seat_b = started_game(pipe)
+    pipe.send(ALICE, seat_a, "Ng1@2")
+    mails = dict(pipe.drain_outbox())
+    assert "secret 1 Ng1 SQUARE" in body_of(mails[ALICE])
+    pipe.send(ALICE, seat_a, "secret 1 Ng1 f5")
+    mails = dict(pipe.drain_outbox())
+    assert "returns to f5" in body_of(mails[ALICE])
+    assert "recorded the return square" in body_of(mails[BOB]) and not names_square(body_of(mails[BOB]), "f5")
+    pipe.send(ALICE, seat_a, "secret 1 Ng1 f6")
+    assert "already recorded" in body_of(only_mail(pipe, ALICE))
+
+
+def test_secret_after_the_opponent_moved_is_refused(pipe: Pipeline) -> None:
+    seat_a, seat_b = started_game(pipe)
+    pipe.send(ALICE, seat_a, "Ng1@2")
+    pipe.drain_outbox()
+    pipe.send(BOB, seat_b, "Pe7-e5")
+    pipe.drain_outbox()
+    pipe.send(ALICE, seat_a, "secret 1 Ng1 f5")
+    assert "too late" in body_of(only_mail(pipe, ALICE))

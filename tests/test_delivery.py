@@ -1,0 +1,87 @@
+"""The listener's promises (stored before 250, 451 on failure) and the outbox's (retries, Maildir)."""
+
+from __future__ import annotations
+
+import mailbox
+import smtplib
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+import pbem.mail.smtpd
+from pbem.mail.outbound import Deliverer
+from pbem.store.models import InboxItem, OutboxItem
+from tests.harness import Harness, Player, body_of
+from tests.pipeline import Pipeline
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    h = Harness(tmp_path)
+    yield h
+    h.close()
+
+
+def test_mail_is_stored_before_the_250(harness: Harness) -> None:
+    raw = b"From: a@players.example\r\nSubject: x\r\nMessage-ID: <stored-1@players.example>\r\n\r\nhelp\r\n"
+    harness.send_raw("a@players.example", [harness.public], raw)
+    with harness.server.db.transaction() as session:
+        item = session.exec(select(InboxItem).where(InboxItem.message_id == "<stored-1@players.example>")).one()
+        assert item.raw.replace(b"\r\n", b"\n") == raw.replace(b"\r\n", b"\n")
+        assert item.recipients == [harness.public]
+
+
+def test_storage_failure_answers_451_and_the_client_can_retry(harness: Harness,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> bool:
+        raise OSError("database unavailable")
+
+    monkeypatch.setattr(pbem.mail.smtpd, "store_inbound", broken)
+    raw = b"From: a@players.example\r\nSubject: x\r\nMessage-ID: <retry-1@players.example>\r\n\r\nhelp\r\n"
+    with pytest.raises(smtplib.SMTPDataError) as refused:
+        harness.send_raw("a@players.example", [harness.public], raw)
+    assert refused.value.smtp_code == 451
+    monkeypatch.undo()
+    harness.send_raw("a@players.example", [harness.public], raw)
+    assert "pbem commands" in body_of(harness.wait_for("a@players.example", 1)[0])
+
+
+def test_relay_outage_delays_but_loses_nothing(harness: Harness) -> None:
+    harness.sink.refuse_with = "451 4.3.0 relay busy, try later"
+    alice = Player(harness, "alice@players.example")
+    harness.send(alice.address, harness.public, "register alice")
+    time.sleep(1.0)
+    assert alice.inbox() == []
+    with harness.server.db.transaction() as session:
+        row = session.exec(select(OutboxItem)).one()
+        assert row.status == "pending" and row.attempts >= 1 and "451" in row.last_error
+    harness.sink.refuse_with = None
+    welcome = alice.next_mail(timeout=20)
+    assert "Welcome to pbem, alice" in body_of(welcome)
+    deadline = time.monotonic() + 10
+    while True:  # the row is marked after the relay's 250 reaches the sender: a moment later
+        with harness.server.db.transaction() as session:
+            row = session.exec(select(OutboxItem)).one()
+        if row.status == "sent" or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert row.status == "sent" and row.attempts == 2
+
+
+def test_maildir_delivery(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path)
+    try:
+        pipe.send("carol@players.example", pipe.addresses.public, "variants")
+        maildir = tmp_path / "outbox"
+        maildir.mkdir()  # an existing empty folder must work too
+        deliverer = Deliverer(pipe.db, "", 25, str(maildir))
+        assert deliverer.deliver_due() == 1
+        assert deliverer.deliver_due() == 0
+        messages = list(mailbox.Maildir(maildir))
+        assert len(messages) == 1 and messages[0]["To"] == "carol@players.example"
+        assert messages[0]["Auto-Submitted"] == "auto-replied"
+    finally:
+        pipe.close()
