@@ -23,7 +23,10 @@ class CliError(Exception):
 
 def play_from_start(engine: Variant, moves: Sequence[str]) -> Any:
     """The position after ``moves`` from the initial position; CliError names a bad move."""
-    state = engine.setup({})
+    try:
+        state = engine.setup(getattr(engine, "options", None) or {})
+    except ValueError as error:
+        raise CliError(f"bad option: {error}") from error
     for number, text in enumerate(moves, start=1):
         try:
             action = engine.parse_action(state, text)
@@ -48,15 +51,26 @@ def perft(engine: Variant, state: Any, depth: int) -> int:
     return sum(perft(engine, engine.apply(state, action).state, depth - 1) for action in actions)
 
 
-def _engine(name: str) -> Variant:
+def parse_options(pairs: Sequence[str]) -> dict[str, object]:
+    """``KEY=VALUE`` words into the options dict a challenge would store."""
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise CliError(f"options are written KEY=VALUE, not {pair!r}")
+        options[key.strip().lower()] = value.strip()
+    return options
+
+
+def _engine(args: argparse.Namespace) -> Variant:
     try:
-        return get_variant(name)
+        return get_variant(args.variant, parse_options(args.option))
     except UnknownVariantError as error:
         raise CliError(str(error)) from error
 
 
 def cmd_moves(args: argparse.Namespace) -> int:
-    engine = _engine(args.variant)
+    engine = _engine(args)
     state = play_from_start(engine, args.moves)
     for line in sorted(engine.describe(state, action) for action in engine.legal_actions(state)):
         print(line)
@@ -64,7 +78,7 @@ def cmd_moves(args: argparse.Namespace) -> int:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    engine = _engine(args.variant)
+    engine = _engine(args)
     if args.depth < 0:
         raise CliError("depth must be 0 or more")
     state = play_from_start(engine, args.moves)
@@ -73,7 +87,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    engine = _engine(args.variant)
+    engine = _engine(args)
     state = play_from_start(engine, args.moves)
     view = engine.view(state, Audience.PUBLIC)
     print(view.diagram)
@@ -102,6 +116,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_option_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game option, as in `challenge ... option KEY=VALUE` (repeatable)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pbem", description="Play-by-email server for space chess variants.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -113,19 +132,40 @@ def build_parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=text)
         command.add_argument("variant")
         command.add_argument("moves", nargs="*", metavar="MOVE")
+        add_option_argument(command)
         command.set_defaults(func=func)
     perft_parser = sub.add_parser("perft", help="count the leaf nodes of the move tree of DEPTH")
     perft_parser.add_argument("variant")
     perft_parser.add_argument("depth", type=int)
     perft_parser.add_argument("moves", nargs="*", metavar="MOVE")
+    add_option_argument(perft_parser)
     perft_parser.set_defaults(func=cmd_perft)
     variants = sub.add_parser("variants", help="list the variants with their keys and aliases")
     variants.set_defaults(func=cmd_variants)
     return parser
 
 
+def options_first(argv: list[str]) -> list[str]:
+    """Move ``-o KEY=VALUE`` words before the positionals: argparse cannot mix them with ``MOVE ...``."""
+    if not argv:
+        return argv
+    command, rest = argv[:1], argv[1:]
+    options: list[str] = []
+    others: list[str] = []
+    index = 0
+    while index < len(rest):
+        word = rest[index]
+        if word in ("-o", "--option") and index + 1 < len(rest):
+            options += [word, rest[index + 1]]
+            index += 2
+            continue
+        (options if word.startswith("--option=") else others).append(word)
+        index += 1
+    return command + options + others
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(options_first(list(sys.argv[1:] if argv is None else argv)))
     try:
         return int(args.func(args))
     except CliError as error:

@@ -58,6 +58,8 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     # -- the game ---------------------------------------------------------------------------------
 
     def setup(self, options: Mapping[str, object] | None = None) -> HyperspaceState:
+        if options:
+            raise ValueError(f"Hyperspace Chess has no options (got {', '.join(sorted(options))})")
         return rules.initial_state()
 
     def to_act(self, state: HyperspaceState) -> Seat | None:
