@@ -290,6 +290,8 @@ def start_pbem(workdir: Path, sink_port: int) -> ServerProcess:
     port = free_port()
     config = write_pbem_config(workdir, port, sink_port)
     argv = [sys.executable, "-m", "pbem", "serve", "--config", str(config)]
+    if os.environ.get("BENCH_CPROFILE"):  # deterministic profile of the whole server run, written at its exit
+        argv[1:1] = ["-m", "cProfile", "-o", os.environ["BENCH_CPROFILE"]]
     server = ServerProcess("pbem", argv, port, workdir, clean_environment())
     server.wait_listening()
     return server

@@ -66,30 +66,36 @@ class Worker:
         self.db = db
         self.services = services
 
-    def process_next(self) -> bool:
-        """Process one waiting mail; False when the inbox is empty."""
+    def process_next(self, batch: int = 1) -> bool:
+        """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty.
+
+        The mails share one commit (one fsync), but each runs in a savepoint of its
+        own: a mail that fails leaves nothing behind but its 'failed' mark, and the
+        others in the batch still apply.
+        """
         waiting = select(InboxItem.id).where(InboxItem.status == "new").limit(1)
         with self.db.read() as session:  # an empty inbox costs no write lock
             if session.exec(waiting).first() is None:
                 return False
         with self.db.transaction() as session:
-            statement = select(InboxItem).where(InboxItem.status == "new").order_by(col(InboxItem.id)).limit(1)
-            item = session.exec(self.db.claimable(statement)).first()
-            if item is None:
-                return False
-            try:
-                # A savepoint: a crash half-way through leaves nothing of this mail but the 'failed' mark.
-                with session.begin_nested():
-                    self._process(session, item)
-                item.status = "done"
-            except Exception:
-                log.exception("inbox %s (%s) failed", item.id, item.message_id)
-                item.status = "failed"
-                item.error = traceback.format_exc()[-4000:]
-                self._notify_failure(session, item)
-            item.processed_at = utcnow()
-            session.add(item)
-        return True
+            statement = select(InboxItem).where(InboxItem.status == "new").order_by(col(InboxItem.id)).limit(batch)
+            items = list(session.exec(self.db.claimable(statement)).all())
+            for item in items:
+                self._process_one(session, item)
+        return bool(items)
+
+    def _process_one(self, session: Session, item: InboxItem) -> None:
+        try:
+            with session.begin_nested():
+                self._process(session, item)
+            item.status = "done"
+        except Exception:
+            log.exception("inbox %s (%s) failed", item.id, item.message_id)
+            item.status = "failed"
+            item.error = traceback.format_exc()[-4000:]
+            self._notify_failure(session, item)
+        item.processed_at = utcnow()
+        session.add(item)
 
     def drain(self) -> int:
         count = 0

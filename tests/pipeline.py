@@ -73,6 +73,14 @@ class Pipeline:
 
     def send(self, sender: str, to: str, body: str, subject: str = "pbem",
              headers: dict[str, str] | None = None) -> str:
+        """Store one mail and let the worker apply everything waiting; returns its Message-ID."""
+        message_id = self.queue(sender, to, body, subject, headers)
+        self.worker.drain()
+        return message_id
+
+    def queue(self, sender: str, to: str, body: str, subject: str = "pbem",
+              headers: dict[str, str] | None = None) -> str:
+        """Store one mail in the inbox as the listener would, without applying it."""
         message = EmailMessage()
         message["From"], message["To"], message["Subject"] = sender, to, subject
         message["Message-ID"] = make_msgid(domain="players.example")
@@ -80,7 +88,6 @@ class Pipeline:
             message[name] = value
         message.set_content(body)
         store_inbound(self.db, message.as_bytes(), sender, [to], self.addresses.domain)
-        self.worker.drain()
         return str(message["Message-ID"])
 
     def drain_outbox(self) -> list[tuple[str, EmailMessage]]:

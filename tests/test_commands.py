@@ -8,7 +8,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbem.store.models import Game, InboxItem, MoveRecord
 from tests.harness import body_of
@@ -195,6 +195,28 @@ def test_crash_half_way_through_a_move_applies_nothing(pipe: Pipeline, monkeypat
     monkeypatch.undo()
     pipe.send(ALICE, seat_a, "Pe2-e4")
     assert any("Played 1. Pe2-e4" in body_of(m) for _, m in pipe.drain_outbox())
+
+
+def test_a_crash_in_a_batch_spoils_only_its_own_mail(pipe: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    seat_a, _ = started_game(pipe)
+    import pbem.gameplay
+
+    def explode(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(pbem.gameplay, "referee_mail", explode)
+    pipe.queue(ALICE, seat_a, "board")
+    pipe.queue(ALICE, seat_a, "Pe2-e4")
+    pipe.queue(ALICE, seat_a, "history")
+    assert pipe.worker.process_next(batch=16)  # all three in one transaction
+    assert not pipe.worker.process_next(batch=16)
+    bodies = [body_of(m) for _, m in pipe.drain_outbox()]
+    assert len(bodies) == 3 and "could not be processed" in bodies[1]
+    assert "Pe2-e4" not in bodies[2] and "could not be processed" not in bodies[0] + bodies[2]
+    with pipe.db.read() as session:
+        assert session.exec(select(Game)).one().ply == 0
+        statuses = [i.status for i in session.exec(select(InboxItem).order_by(col(InboxItem.id)))]
+        assert statuses[-3:] == ["done", "failed", "done"]
 
 
 def test_reply_goes_to_the_account_not_the_from(pipe: Pipeline) -> None:

@@ -6,6 +6,7 @@ import mailbox
 import smtplib
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -34,12 +35,26 @@ def test_mail_is_stored_before_the_250(harness: Harness) -> None:
         assert item.recipients == [harness.public]
 
 
+def test_concurrent_arrivals_share_commits_and_each_is_stored_once(harness: Harness) -> None:
+    """Group commit: 40 sessions at once, 10 of them the same mail; every client hears 250."""
+    def raw(number: int) -> bytes:
+        ident = "<same@players.example>" if number < 10 else f"<many-{number}@players.example>"
+        return (f"From: a{number}@players.example\r\nSubject: x\r\nMessage-ID: {ident}\r\n\r\n"
+                f"hello {number}\r\n").encode()
+
+    with ThreadPoolExecutor(max_workers=40) as pool:
+        list(pool.map(lambda n: harness.send_raw(f"a{n}@players.example", [harness.public], raw(n)), range(40)))
+    with harness.server.db.read() as session:
+        ids = list(session.exec(select(InboxItem.message_id)))
+    assert len(ids) == 31 and len(set(ids)) == 31 and "<same@players.example>" in ids
+
+
 def test_storage_failure_answers_451_and_the_client_can_retry(harness: Harness,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(*args: object, **kwargs: object) -> bool:
+    def broken(*args: object, **kwargs: object) -> list[bool]:
         raise OSError("database unavailable")
 
-    monkeypatch.setattr(pbem.mail.smtpd, "store_inbound", broken)
+    monkeypatch.setattr(pbem.mail.smtpd, "store_batch", broken)
     raw = b"From: a@players.example\r\nSubject: x\r\nMessage-ID: <retry-1@players.example>\r\n\r\nhelp\r\n"
     with pytest.raises(smtplib.SMTPDataError) as refused:
         harness.send_raw("a@players.example", [harness.public], raw)

@@ -136,19 +136,21 @@ class Deliverer:
     def deliver_due(self) -> int:
         """Deliver what is due now; returns how many were sent. Failures are rescheduled."""
         items = self._claim_due()
-        sent = 0
-        for item in items:
-            try:
-                self._send(item)
-            except (OSError, smtplib.SMTPException) as error:
-                self._close()
-                self._mark_failed(item, error)
-                if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
-                    break  # the relay is down: the rest waits for the next round
-                continue
-            self._mark_sent(item)
-            sent += 1
-        return sent
+        sent: list[OutboxItem] = []
+        try:
+            for item in items:
+                try:
+                    self._send(item)
+                except (OSError, smtplib.SMTPException) as error:
+                    self._close()
+                    self._mark_failed(item, error)
+                    if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
+                        break  # the relay is down: the rest waits for the next round
+                    continue
+                sent.append(item)
+        finally:
+            self._mark_sent(sent)
+        return len(sent)
 
     def _send(self, item: OutboxItem) -> None:
         if not self.smtp_host:
@@ -174,11 +176,17 @@ class Deliverer:
     def close(self) -> None:
         self._close()
 
-    def _mark_sent(self, item: OutboxItem) -> None:
-        # One row per transaction, right after its 250: a crash re-sends at most this one mail.
+    def _mark_sent(self, items: list[OutboxItem]) -> None:
+        # One commit per round, not per mail: a crash between a 250 and this commit re-sends
+        # at most one round (with the same Message-ID, which receivers use to drop copies).
+        if not items:
+            return
         with self.db.transaction() as session:
-            session.exec(update(OutboxItem).where(col(OutboxItem.id) == item.id)
-                         .values(status="sent", sent_at=utcnow(), attempts=item.attempts + 1))
+            now = utcnow()
+            for attempts in sorted({item.attempts for item in items}):
+                ids = [item.id for item in items if item.attempts == attempts]
+                session.exec(update(OutboxItem).where(col(OutboxItem.id).in_(ids))
+                             .values(status="sent", sent_at=now, attempts=attempts + 1))
 
     def _mark_failed(self, item: OutboxItem, error: BaseException) -> None:
         permanent = isinstance(error, smtplib.SMTPRecipientsRefused) and all(

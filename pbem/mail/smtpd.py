@@ -5,24 +5,29 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbem.mail.addresses import AddressBook
 from pbem.store.db import Database
-from pbem.store.models import InboxItem
+from pbem.store.models import InboxItem, utcnow
 
-__all__ = ["InboundHandler", "store_inbound"]
+__all__ = ["Arrival", "GroupCommit", "InboundHandler", "store_batch", "store_inbound"]
 
 log = logging.getLogger(__name__)
 
 _HEADER_PARSER = BytesHeaderParser(policy=compat32)
+
+#: Most arrivals one commit takes; bounds the transaction and the wait of the last one in it.
+MAX_GROUP = 64
 
 
 def message_id_of(raw: bytes, domain: str) -> str:
@@ -40,18 +45,89 @@ def message_id_of(raw: bytes, domain: str) -> str:
     return f"<sha256.{hashlib.sha256(raw).hexdigest()}@{domain}>"
 
 
-def store_inbound(db: Database, raw: bytes, envelope_from: str, recipients: list[str], domain: str) -> bool:
-    """Commit the mail to the inbox; False when its Message-ID was already there (absorbed)."""
-    message_id = message_id_of(raw, domain)
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """One accepted DATA, waiting for its commit."""
+
+    raw: bytes
+    envelope_from: str
+    recipients: list[str]
+    message_id: str
+
+
+def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
+    """Commit arrivals to the inbox in one transaction; False for each duplicate (absorbed).
+
+    A duplicate is a Message-ID already stored or seen earlier in the same batch.
+    """
+    if not arrivals:
+        return []
     try:
         with db.transaction() as session:
-            if session.exec(select(InboxItem.id).where(InboxItem.message_id == message_id)).first():
-                return False
-            session.add(InboxItem(message_id=message_id, envelope_from=envelope_from,
-                                  recipients=recipients, raw=raw))
+            wanted = {arrival.message_id for arrival in arrivals}
+            known = set(session.exec(select(InboxItem.message_id).where(col(InboxItem.message_id).in_(wanted))))
+            stored: list[bool] = []
+            rows: list[dict[str, Any]] = []
+            for arrival in arrivals:
+                fresh = arrival.message_id not in known
+                known.add(arrival.message_id)
+                stored.append(fresh)
+                if fresh:
+                    rows.append(dict(message_id=arrival.message_id, envelope_from=arrival.envelope_from,
+                                     recipients=arrival.recipients, raw=arrival.raw, status="new", error="",
+                                     received_at=utcnow()))
+            if rows:
+                session.execute(insert(InboxItem), rows)
+        return stored
     except IntegrityError:
-        return False  # lost a race with a concurrent copy of the same mail: that copy is stored
-    return True
+        if len(arrivals) == 1:
+            return [False]  # lost a race with a concurrent copy of the same mail: that copy is stored
+        # Another instance stored one of these meanwhile: settle them one by one.
+        return [store_batch(db, [arrival])[0] for arrival in arrivals]
+
+
+def store_inbound(db: Database, raw: bytes, envelope_from: str, recipients: list[str], domain: str) -> bool:
+    """Commit one mail to the inbox; False when its Message-ID was already there (absorbed)."""
+    return store_batch(db, [Arrival(raw, envelope_from, recipients, message_id_of(raw, domain))])[0]
+
+
+class GroupCommit:
+    """Stores concurrent arrivals together: one commit (one fsync) answers every waiting DATA.
+
+    While a commit runs, new arrivals queue; the next commit takes them all. Under
+    load that turns N fsyncs into one, and alone a mail waits for nothing.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._queue: list[tuple[Arrival, asyncio.Future[bool]]] = []
+        self._flushing = False
+        self._task: asyncio.Task[None] | None = None  # held: the loop keeps only weak references to tasks
+
+    async def store(self, arrival: Arrival) -> bool:
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue.append((arrival, future))
+        if not self._flushing:
+            self._flushing = True
+            self._task = asyncio.get_running_loop().create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        try:
+            while self._queue:
+                batch, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
+                try:
+                    results = await asyncio.to_thread(store_batch, self.db, [arrival for arrival, _ in batch])
+                except Exception as error:  # every waiter answers 451 and its client retries
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(error)
+                    continue
+                for (_, future), stored in zip(batch, results, strict=True):
+                    if not future.done():
+                        future.set_result(stored)
+        finally:
+            self._flushing = False
 
 
 class InboundHandler:
@@ -61,6 +137,7 @@ class InboundHandler:
         self.db = db
         self.addresses = addresses
         self.on_stored = on_stored or (lambda: None)
+        self.committer = GroupCommit(db)
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
@@ -76,9 +153,8 @@ class InboundHandler:
             raw = raw.encode("utf-8", "surrogateescape")
         sender = envelope.mail_from or ""
         try:
-            stored = await asyncio.to_thread(
-                store_inbound, self.db, raw, sender, list(envelope.rcpt_tos), self.addresses.domain
-            )
+            arrival = Arrival(raw, sender, list(envelope.rcpt_tos), message_id_of(raw, self.addresses.domain))
+            stored = await self.committer.store(arrival)
         except Exception:
             log.exception("could not store an inbound mail from %r", sender)
             return "451 4.3.0 temporary failure storing the message; please retry"
