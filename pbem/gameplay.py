@@ -208,9 +208,9 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     assert game.id is not None
     ctx.touched_games[game.id] = game
     game.ply += 1
-    ctx.session.add(MoveRecord(game_id=game.id, ply=game.ply, seat=seat.value, move_number=number,
-                               record=transition.record))
     game.state = engine.dump(state)
+    ctx.session.add(MoveRecord(game_id=game.id, ply=game.ply, seat=seat.value, move_number=number,
+                               record=transition.record, state_after=game.state))
     game.version += 1
     game.updated_at = ctx.services.now()
     if game.draw_offer == seat.other.value:

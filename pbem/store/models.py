@@ -77,6 +77,9 @@ class MoveRecord(SQLModel, table=True):
     seat: str = Field(max_length=8)
     move_number: int
     record: str = Field(sa_column=Column(Text, nullable=False))
+    #: The engine's dump of the position after this turn, secrets included: never mailed as such;
+    #: exports, takebacks and delayed observer views are built from it.
+    state_after: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     played_at: datetime = Field(default_factory=utcnow)
 
 
