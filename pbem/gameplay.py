@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -17,6 +17,7 @@ from pbem.engine.errors import MoveError
 from pbem.mail.outbound import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Challenge, Game, MoveRecord
+from pbem.timekeeping import clock_lines, control_of, pass_clock, start_clock
 from pbem.variants import get_variant
 
 __all__ = [
@@ -65,13 +66,6 @@ def move_label(move_number: int, seat: Seat) -> str:
     return f"{move_number}." if seat is Seat.WHITE else f"{move_number}..."
 
 
-def days_per_move(ctx: Context, game: Game) -> float:
-    words = game.time_control.split()
-    if len(words) == 2 and words[0] == "days":
-        return float(words[1])
-    return float(ctx.services.config.get("games", "days_per_move"))
-
-
 def deadline_text(deadline: datetime | None) -> str:
     return deadline.strftime("%Y-%m-%d %H:%M UTC") if deadline else "none"
 
@@ -90,8 +84,10 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, **context: An
     account = ctx.account_by_id(player_id(game, seat))
     assert account is not None and game.id is not None and account.id is not None
     root = thread_root(ctx, game)
-    body = render(template, game=game, seat=seat, handles=handles(ctx, game),
+    names = handles(ctx, game)
+    body = render(template, game=game, seat=seat, handles=names,
                   title=engine_for(game).title, deadline=deadline_text(game.deadline), **context)
+    body = with_clock(body, clock_lines(ctx, game, names))
     return Outgoing(
         to=account.email,
         subject=subject_of(ctx, game),
@@ -101,6 +97,13 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, **context: An
         references=(root,),
         game_id=game.id,
     )
+
+
+def with_clock(body: str, lines: list[str]) -> str:
+    """A game mail's body with the clock block at its foot."""
+    if not lines:
+        return body
+    return body.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
 
 
 def referee_mail(ctx: Context, game: Game, lines: list[str]) -> None:
@@ -120,10 +123,6 @@ def referee_mail(ctx: Context, game: Game, lines: list[str]) -> None:
     ))
 
 
-def _set_deadline(ctx: Context, game: Game) -> None:
-    game.deadline = ctx.services.now() + timedelta(days=days_per_move(ctx, game))
-
-
 def start_game(ctx: Context, challenge: Challenge) -> Game:
     """Create the game of an accepted challenge and mail both players their opening mail."""
     assert challenge.opponent_id is not None
@@ -139,7 +138,7 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
     state = engine.setup(challenge.options)
     game = Game(variant=engine.key, options=challenge.options, state=engine.dump(state),
                 white_id=white, black_id=black, time_control=challenge.time_control)
-    _set_deadline(ctx, game)
+    start_clock(ctx, game, engine.to_act(state))
     ctx.session.add(game)
     ctx.session.flush()
     assert game.id is not None
@@ -150,7 +149,8 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
     for seat in Seat:
         ctx.send(game_mail(ctx, game, seat, "player/game_started.txt",
                            board=board_block(game, state, seat), to_move=to_move,
-                           per_move=days_per_move(ctx, game), public=ctx.services.addresses.public))
+                           time_control=control_of(ctx.services.config, game.time_control).describe(),
+                           public=ctx.services.addresses.public))
     return game
 
 
@@ -215,12 +215,12 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     game.updated_at = ctx.services.now()
     if game.draw_offer == seat.other.value:
         game.draw_offer = ""  # moving on declines the opponent's standing offer
-    _set_deadline(ctx, game)
     ctx.move_played = True
     played = f"{move_label(number, seat)} {transition.record}"
     outcome = engine.outcome(state)
+    pass_clock(ctx, game, seat, engine.to_act(state))
     if outcome is not None:
-        _close(game, outcome)
+        close_game(game, outcome)
     ctx.session.add(game)
     referee_mail(ctx, game, _notes_for(transition.notes, Audience.REFEREE))
     opponent = seat.other
@@ -230,18 +230,20 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     text = render("player/move_played.txt", game=game, played=played, outcome=outcome,
                   notes=_notes_for(transition.notes, seat), board=board_block(game, state, seat),
                   deadline=deadline_text(game.deadline), handles=handles(ctx, game), seat=seat)
-    return Result(text)
+    return Result(with_clock(text, clock_lines(ctx, game, handles(ctx, game))))
 
 
-def _close(game: Game, outcome: Outcome) -> None:
+def close_game(game: Game, outcome: Outcome) -> None:
+    """Mark ``game`` finished with ``outcome``; its clock stops."""
     game.status, game.result, game.reason = "finished", outcome.result, outcome.reason
     game.deadline = None
+    game.next_event_at = None
     game.draw_offer = ""
 
 
 def finish_game(ctx: Context, game: Game, outcome: Outcome, by: Seat) -> Result:
     """End ``game`` outside a move (resignation, agreed or claimed draw) and tell the opponent."""
-    _close(game, outcome)
+    close_game(game, outcome)
     game.version += 1
     game.updated_at = ctx.services.now()
     ctx.session.add(game)

@@ -1,4 +1,4 @@
-"""`pbem serve`: the listener, the worker and the delivery loop in one asyncio process."""
+"""`pbem serve`: the listener, the worker, the scheduler and the delivery loop in one asyncio process."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import socket
 
 from pbem.commands import Services
 from pbem.config import Config
+from pbem.deadlines import Sweeper
 from pbem.mail.addresses import AddressBook
 from pbem.mail.outbound import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
+from pbem.scheduler import Alarm
 from pbem.service import Worker
 from pbem.store.db import Database
 
@@ -24,6 +26,8 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 2.0
 #: Mails the worker applies per commit: amortises the commit under load, costs nothing when idle.
 WORKER_BATCH = 16
+#: The scheduler's safety-net sweep; the real wake-ups are armed at each game's next event.
+SWEEP_POLL_SECONDS = 60.0
 
 
 class Server:
@@ -39,6 +43,8 @@ class Server:
         self.worker = Worker(self.db, self.services)
         self.deliverer = Deliverer(self.db, str(config.get("outbound", "smtp_host")),
                                    int(config.get("outbound", "smtp_port")), str(config.get("outbound", "maildir")))
+        self.sweeper = Sweeper(self.db, self.services)
+        self.alarm = Alarm(self._sweep, SWEEP_POLL_SECONDS)
         self._inbox_event = asyncio.Event()
         self._outbox_event = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -60,6 +66,8 @@ class Server:
         self.port = sock.getsockname()[1]
         self._tasks = [asyncio.create_task(self._work_loop(), name="pbem-worker"),
                        asyncio.create_task(self._deliver_loop(), name="pbem-delivery")]
+        self.alarm.start()
+        self.alarm.wake_at(self.services.now())  # deadlines that passed while we were down, once
         log.info("pbem listening on %s:%d for %s", self.config.get("smtp", "host"), self.port,
                  self.addresses.public)
 
@@ -71,11 +79,26 @@ class Server:
     async def _work_loop(self) -> None:
         while not self._stopping.is_set():
             try:
+                worked = False
                 while await asyncio.to_thread(self.worker.process_next, WORKER_BATCH):
+                    worked = True
                     self._outbox_event.set()
+                if worked:  # moves moved deadlines: re-arm the alarm
+                    self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
             except Exception:
                 log.exception("worker round failed; retrying")
             await self._wait(self._inbox_event, POLL_SECONDS)
+
+    async def _sweep(self) -> None:
+        """Reminders, late notices, losses on time, vacation ends; then arm the next wake-up."""
+        if self._stopping.is_set():
+            return
+        try:
+            if await asyncio.to_thread(self.sweeper.sweep):
+                self._outbox_event.set()
+            self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
+        except Exception:
+            log.exception("sweep failed; the next one retries")
 
     async def _deliver_loop(self) -> None:
         while not self._stopping.is_set():
@@ -96,6 +119,7 @@ class Server:
             self._server.close()
             await self._server.wait_closed()
         self._stopping.set()
+        self.alarm.shutdown()
         self._inbox_event.set()
         self._outbox_event.set()
         for task in self._tasks:

@@ -22,7 +22,7 @@ from pbem.mail.render import render
 from pbem.store.db import Database
 from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
 
-__all__ = ["Worker"]
+__all__ = ["Worker", "queue_outgoing"]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,18 @@ class Report:
 
     def ignore(self, line: str, why: str) -> None:
         self.ignored.append((echo(line), why))
+
+
+def queue_outgoing(ctx: Context) -> None:
+    """Compose, scan for secrets, and store every outgoing mail of this context."""
+    addresses = ctx.services.addresses
+    secrets = secrets_by_owner(ctx)
+    for mail in ctx.outgoing:
+        scan_for_secrets(mail, (*mail.forbidden, *forbidden_for(ctx, secrets, mail.to)))
+        message = compose(mail, addresses.public, SENDER_NAME, addresses.domain)
+        ctx.session.add(OutboxItem(recipient=mail.to, message_id=str(message["Message-ID"]),
+                                   raw=message.as_bytes(policy=SMTP_POLICY), game_id=mail.game_id))
+    ctx.outgoing.clear()
 
 
 class Worker:
@@ -225,15 +237,7 @@ class Worker:
         ctx.outgoing.insert(0, ctx.outgoing.pop())
 
     def _flush(self, ctx: Context) -> None:
-        """Compose, scan for secrets, and store every outgoing mail of this context."""
-        domain = self.services.addresses.domain
-        secrets = secrets_by_owner(ctx)
-        for mail in ctx.outgoing:
-            scan_for_secrets(mail, (*mail.forbidden, *forbidden_for(ctx, secrets, mail.to)))
-            message = compose(mail, self.services.addresses.public, SENDER_NAME, domain)
-            ctx.session.add(OutboxItem(recipient=mail.to, message_id=str(message["Message-ID"]),
-                                       raw=message.as_bytes(policy=SMTP_POLICY), game_id=mail.game_id))
-        ctx.outgoing.clear()
+        queue_outgoing(ctx)
 
     def _notify_failure(self, session: Session, item: InboxItem) -> None:
         """Tell an identified sender that their mail is kept but could not be applied."""

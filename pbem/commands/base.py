@@ -53,8 +53,9 @@ class Context:
 
     session: Session
     services: Services
-    mail: InboundMail
-    address: Address
+    #: The mail being answered and the address it came to; None for the server's own work (the sweep).
+    mail: InboundMail = None  # type: ignore[assignment]
+    address: Address = None  # type: ignore[assignment]
     account: Account | None = None
     game: Game | None = None
     seat: Seat | None = None

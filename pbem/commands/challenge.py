@@ -1,4 +1,4 @@
-"""``challenge OPPONENT VARIANT [white|black|random] [days N] [option KEY=VALUE ...]``."""
+"""``challenge OPPONENT VARIANT [white|black|random] [days N | time M/D [double T]] [option KEY=VALUE ...]``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from sqlmodel import func, select
 
+from pbem.clock import ClockError, TimeControl
 from pbem.commands.base import IDENTIFIED, CommandError, Context, Result
 from pbem.commands.register import account_by_email
 from pbem.mail.outbound import Outgoing
@@ -14,7 +15,13 @@ from pbem.store.models import Account, Challenge
 from pbem.variants import UnknownVariantError, get_variant
 
 COLOURS = ("white", "black", "random")
-MAX_DAYS_PER_MOVE = 365.0
+
+
+def _time_control(spec: str) -> str:
+    try:
+        return str(TimeControl.parse(spec, default_days=1.0))
+    except ClockError as error:
+        raise CommandError(str(error)) from None
 
 
 def parse_terms(words: list[str]) -> tuple[str, str, dict[str, Any]]:
@@ -27,15 +34,14 @@ def parse_terms(words: list[str]) -> tuple[str, str, dict[str, Any]]:
             colour = word
         elif word == "days" and index + 1 < len(words):
             index += 1
-            try:
-                days = float(words[index])
-            except ValueError:
-                raise CommandError(f"days takes a number, not {words[index]!r}") from None
-            if not 0 < days <= MAX_DAYS_PER_MOVE:
-                raise CommandError(f"days per move must be above 0 and at most {MAX_DAYS_PER_MOVE:g}")
-            time_control = f"days {days:g}"
-        elif word == "time":
-            raise CommandError("'time M/D' (ICCF style) time controls are not available yet; use 'days N'")
+            time_control = _time_control(f"days {words[index]}")
+        elif word == "time" and index + 1 < len(words):
+            index += 1
+            spec = f"time {words[index]}"
+            if index + 2 < len(words) and words[index + 1].lower() == "double":
+                spec += f" double {words[index + 2]}"
+                index += 2
+            time_control = _time_control(spec)
         elif word == "option" and index + 1 < len(words):
             index += 1
             key, equals, value = words[index].partition("=")
@@ -57,7 +63,8 @@ def find_opponent(ctx: Context, who: str) -> Account | None:
 class ChallengeCommand:
     name: ClassVar[str] = "challenge"
     aliases: ClassVar[tuple[str, ...]] = ("invite",)
-    usage: ClassVar[str] = "challenge OPPONENT VARIANT [white|black|random] [days N] [option KEY=VALUE ...]"
+    usage: ClassVar[str] = ("challenge OPPONENT VARIANT [white|black|random] [days N | time M/D [double T]] "
+                             "[option KEY=VALUE ...]")
     summary: ClassVar[str] = "challenge a player (handle or email address) to a game"
     scopes: ClassVar[frozenset[str]] = IDENTIFIED
 

@@ -27,6 +27,9 @@ class Account(SQLModel, table=True):
     handle: str = Field(index=True, unique=True, max_length=32)
     email: str = Field(index=True, unique=True, max_length=320)
     created_at: datetime = Field(default_factory=utcnow)
+    vacation_until: datetime | None = Field(default=None, index=True)  # clocks paused until then
+    vacation_year: int = 0  # the calendar year vacation_used_days counts
+    vacation_used_days: int = 0
 
 
 class Challenge(SQLModel, table=True):
@@ -60,6 +63,10 @@ class Game(SQLModel, table=True):
     ply: int = 0
     time_control: str = Field(default="", max_length=32)
     deadline: datetime | None = None
+    #: pbem.clock.Clock as JSON: budgets, the running turn, reminders sent.
+    clock: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    #: The earliest reminder, late notice or timeout still to come: the sweep's index.
+    next_event_at: datetime | None = Field(default=None, index=True)
     draw_offer: str = Field(default="", max_length=8)  # the seat with a standing draw offer
     version: int = 0  # bumped by every change; optimistic check on top of the row lock
     started_at: datetime = Field(default_factory=utcnow)

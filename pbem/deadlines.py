@@ -1,0 +1,177 @@
+"""The sweep: reminders, late notices, losses on time and vacation ends, applied idempotently.
+
+Everything the sweep needs lives in the database (each game's clock and
+``next_event_at``), so a sweep can run at any moment, twice, or late after
+a restart, and does each thing exactly once: a reminder or late notice is
+marked in the clock in the same transaction that queues its mail, and a game
+lost on time is finished, so the next sweep finds nothing left to do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from datetime import datetime
+
+from sqlmodel import col, func, select
+
+from pbem.clock import Clock, duration, reminder_points
+from pbem.commands.base import Context, Services
+from pbem.engine.base import Outcome, Seat
+from pbem.gameplay import board_block, close_game, engine_for, game_mail, handles
+from pbem.service import queue_outgoing
+from pbem.store.db import Database
+from pbem.store.models import Account, Game
+from pbem.timekeeping import clock_of, grace, on_vacation, store_clock
+
+__all__ = ["Sweeper"]
+
+log = logging.getLogger(__name__)
+
+
+class Sweeper:
+    """Applies what is due; one transaction per game, so one bad game cannot block the others."""
+
+    def __init__(self, db: Database, services: Services) -> None:
+        self.db = db
+        self.services = services
+
+    def sweep(self) -> int:
+        """Apply everything due now; returns how many games or accounts it changed."""
+        now = self.services.now()
+        changed = self._end_vacations(now)
+        with self.db.read() as session:
+            due = list(session.exec(select(Game.id).where(Game.status == "active",
+                                                          col(Game.next_event_at) <= now)))
+        for game_id in due:
+            try:
+                changed += self._sweep_game(game_id, now)
+            except Exception:  # logged and retried by the next sweep; the others still run
+                log.exception("sweep of game %s failed", game_id)
+        return changed
+
+    def next_event(self) -> datetime | None:
+        """When the next sweep has work: the earliest game event or vacation end."""
+        with self.db.read() as session:
+            game_event = session.exec(select(func.min(Game.next_event_at)).where(Game.status == "active")).one()
+            vacation_end = session.exec(select(func.min(Account.vacation_until))).one()
+        moments = [m for m in (game_event, vacation_end) if m is not None]
+        return min(moments) if moments else None
+
+    # -- games -----------------------------------------------------------------------------
+
+    def _sweep_game(self, game_id: int, now: datetime) -> int:
+        with self.db.transaction() as session:
+            game = session.exec(self.db.locked(select(Game).where(Game.id == game_id))).first()
+            if game is None or game.status != "active" or game.next_event_at is None or game.next_event_at > now:
+                return 0  # another sweep (or a move) got there first
+            ctx = Context(session=session, services=self.services)
+            ctx.touched_games[game_id] = game
+            clock = clock_of(self.services.config, game)
+            if clock is None or clock.to_move is None or clock.deadline() is None:
+                store_clock(self.services.config, game, clock)
+            else:
+                clock = self._apply(ctx, game, clock, now)
+                if game.status == "active":
+                    store_clock(self.services.config, game, clock)
+            game.version += 1
+            session.add(game)
+            queue_outgoing(ctx)
+            return 1
+
+    def _apply(self, ctx: Context, game: Game, clock: Clock, now: datetime) -> Clock:
+        config = self.services.config
+        deadline = clock.deadline()
+        assert deadline is not None and clock.to_move is not None
+        seat = Seat(clock.to_move)
+        if now >= deadline + grace(config):
+            self._lose_on_time(ctx, game, clock, seat)
+            return clock
+        if now >= deadline and not clock.late:
+            self._late_notice(ctx, game, seat, deadline + grace(config))
+            return dataclasses.replace(clock, late=True, reminded=tuple(range(99)))
+        points = reminder_points(clock, [float(f) for f in config.get("games", "reminders")],  # type: ignore[union-attr]
+                                 float(config.get("games", "remind_before_days")))
+        passed = sum(1 for point in points if point <= now)
+        if passed > len(clock.reminded):
+            self._remind(ctx, game, seat, deadline, now)
+            return clock.mark_reminded(passed)
+        return clock
+
+    def _state(self, game: Game) -> object:
+        return engine_for(game).load(game.state)
+
+    def _remind(self, ctx: Context, game: Game, seat: Seat, deadline: datetime, now: datetime) -> None:
+        left = duration((deadline - now).total_seconds())
+        mail = game_mail(ctx, game, seat, "player/reminder.txt", left=left,
+                         board=board_block(game, self._state(game), seat))
+        ctx.send(dataclasses.replace(mail, subject=f"{mail.subject}: reminder, your move",
+                                     auto_submitted="auto-generated"))
+
+    def _late_notice(self, ctx: Context, game: Game, seat: Seat, forfeit_at: datetime) -> None:
+        for recipient in Seat:
+            mail = game_mail(ctx, game, recipient, "player/late.txt", late=seat,
+                             forfeit_at=forfeit_at.strftime("%Y-%m-%d %H:%M UTC"),
+                             board=board_block(game, self._state(game), recipient))
+            ctx.send(dataclasses.replace(mail, subject=f"{mail.subject}: time is up",
+                                         auto_submitted="auto-generated"))
+
+    def _lose_on_time(self, ctx: Context, game: Game, clock: Clock, seat: Seat) -> None:
+        names = handles(ctx, game)
+        outcome = Outcome.win(seat.other, f"{names[seat]} lost on time")
+        close_game(game, outcome)
+        game.clock = clock.dump()
+        game.updated_at = ctx.services.now()
+        state = self._state(game)
+        for recipient in Seat:
+            mail = game_mail(ctx, game, recipient, "player/game_over.txt", outcome=outcome,
+                             board=board_block(game, state, recipient))
+            ctx.send(dataclasses.replace(mail, auto_submitted="auto-generated"))
+
+    # -- vacations -------------------------------------------------------------------------
+
+    def _end_vacations(self, now: datetime) -> int:
+        with self.db.read() as session:
+            ended = list(session.exec(select(Account.id).where(col(Account.vacation_until) <= now)))
+        for account_id in ended:
+            with self.db.transaction() as session:
+                account = session.get(Account, account_id)
+                if account is None or account.vacation_until is None or account.vacation_until > now:
+                    continue
+                ctx = Context(session=session, services=self.services)
+                account.vacation_until = None
+                session.add(account)
+                resume_clocks(ctx, account, now)
+                queue_outgoing(ctx)
+        return len(ended)
+
+
+def resume_clocks(ctx: Context, account: Account, now: datetime) -> None:
+    """Restart the paused clocks of ``account``'s games (its vacation is over)."""
+    for game in player_games(ctx, account):
+        clock = clock_of(ctx.services.config, game)
+        if clock is None or clock.turn_started is not None or on_vacation(account, now):
+            continue
+        store_clock(ctx.services.config, game, clock.resume(now))
+        game.version += 1
+        ctx.session.add(game)
+
+
+def pause_clocks(ctx: Context, account: Account, now: datetime) -> list[Game]:
+    """Stop the running clocks of ``account``'s games where it is to move; returns all its active games."""
+    games = player_games(ctx, account)
+    for game in games:
+        clock = clock_of(ctx.services.config, game)
+        seat = Seat.WHITE if game.white_id == account.id else Seat.BLACK
+        if clock is None or clock.to_move != seat.value:
+            continue
+        store_clock(ctx.services.config, game, clock.pause(now))
+        game.version += 1
+        ctx.session.add(game)
+    return games
+
+
+def player_games(ctx: Context, account: Account) -> list[Game]:
+    statement = select(Game).where(Game.status == "active",
+                                   (Game.white_id == account.id) | (Game.black_id == account.id))
+    return list(ctx.session.exec(statement))

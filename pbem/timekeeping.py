@@ -1,0 +1,130 @@
+"""Clocks of stored games: start, pass on, pause for vacations, and the clock block of game mails."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pbem.clock import Clock, TimeControl, duration, reminder_points
+from pbem.commands.base import Context
+from pbem.config import Config
+from pbem.engine.base import Seat
+from pbem.store.models import Account, Game
+
+__all__ = [
+    "clock_lines",
+    "clock_of",
+    "control_of",
+    "next_event",
+    "on_vacation",
+    "pass_clock",
+    "start_clock",
+    "store_clock",
+    "vacation_days_left",
+]
+
+
+def control_of(config: Config, time_control: str) -> TimeControl:
+    return TimeControl.parse(time_control, default_days=float(config.get("games", "days_per_move")))
+
+
+def clock_of(config: Config, game: Game) -> Clock | None:
+    return Clock.load(game.clock) if game.clock else None
+
+
+def on_vacation(account: Account | None, now: datetime) -> bool:
+    return account is not None and account.vacation_until is not None and account.vacation_until > now
+
+
+def grace(config: Config) -> timedelta:
+    return timedelta(days=float(config.get("games", "grace_days")))
+
+
+def next_event(config: Config, clock: Clock) -> datetime | None:
+    """The earliest moment the sweep has something to do for this clock."""
+    deadline = clock.deadline()
+    if deadline is None:
+        return None
+    points = reminder_points(clock, _fractions(config), float(config.get("games", "remind_before_days")))
+    pending = points[len(clock.reminded):]
+    candidates = [*pending[:1], deadline + grace(config)]
+    if not clock.late:
+        candidates.append(deadline)
+    return min(candidates)
+
+
+def _fractions(config: Config) -> list[float]:
+    return [float(f) for f in config.get("games", "reminders")]  # type: ignore[union-attr]
+
+
+def store_clock(config: Config, game: Game, clock: Clock | None) -> None:
+    """Write the clock and what the sweep indexes on (deadline, next event) to the game row."""
+    if clock is None or game.status != "active":
+        game.deadline = None
+        game.next_event_at = None
+        if clock is not None:
+            game.clock = clock.dump()
+        return
+    game.clock = clock.dump()
+    game.deadline = clock.deadline()
+    game.next_event_at = next_event(config, clock)
+
+
+def _paused(ctx: Context, game: Game, seat: Seat | None, now: datetime) -> bool:
+    if seat is None:
+        return False
+    player = ctx.account_by_id(game.white_id if seat is Seat.WHITE else game.black_id)
+    return on_vacation(player, now)
+
+
+def start_clock(ctx: Context, game: Game, to_move: Seat | None) -> None:
+    now = ctx.services.now()
+    control = control_of(ctx.services.config, game.time_control)
+    game.time_control = str(control)
+    clock = Clock.start(control, now, to_move.value if to_move else None, _paused(ctx, game, to_move, now))
+    store_clock(ctx.services.config, game, clock)
+
+
+def pass_clock(ctx: Context, game: Game, mover: Seat, to_move: Seat | None) -> None:
+    """``mover`` has moved; the clock of ``to_move`` starts (paused if they are on vacation)."""
+    clock = clock_of(ctx.services.config, game)
+    if clock is None:
+        return start_clock(ctx, game, to_move)
+    now = ctx.services.now()
+    clock = clock.moved(mover.value, now, to_move.value if to_move else None, _paused(ctx, game, to_move, now))
+    store_clock(ctx.services.config, game, clock)
+    return None
+
+
+def vacation_days_left(config: Config, account: Account, now: datetime) -> int:
+    allowance = int(config.get("games", "vacation_days_per_year"))
+    used = account.vacation_used_days if account.vacation_year == now.year else 0
+    return max(0, allowance - used)
+
+
+def clock_lines(ctx: Context, game: Game, names: dict[Seat, str]) -> list[str]:
+    """The clock block of a game mail, in the manner of Richard's PBeM Server."""
+    config = ctx.services.config
+    clock = clock_of(config, game)
+    if clock is None:
+        return []
+    now = ctx.services.now()
+    stamp = "%Y-%m-%d %H:%M UTC"
+    lines = [f"Time control: {clock.control.describe()}",
+             f"Started:      {clock.started.strftime(stamp)}",
+             f"Last move:    {clock.last_move.strftime(stamp) if clock.last_move else '-'}"]
+    for seat in Seat:
+        account = ctx.account_by_id(game.white_id if seat is Seat.WHITE else game.black_id)
+        left = clock.left(seat.value, now)
+        running = ""
+        if game.status == "active" and clock.to_move == seat.value:
+            running = " (paused: on vacation)" if clock.turn_started is None else " (running)"
+        vacation = f", vacation days left {vacation_days_left(config, account, now)}" if account else ""
+        lines.append(f"{seat.value.capitalize():<6} {names[seat]:<16} time left {duration(left)}{running}{vacation}")
+    deadline = clock.deadline()
+    if game.status == "active" and deadline is not None:
+        until = duration((deadline - now).total_seconds())
+        lines.append(f"Deadline:     {deadline.strftime(stamp)} ({until} from now)")
+        if grace(config).total_seconds() > 0:
+            lines.append(f"Grace:        {duration(grace(config).total_seconds())} after the deadline")
+    return lines
+
