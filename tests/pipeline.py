@@ -5,6 +5,8 @@ from __future__ import annotations
 import email
 import os
 import uuid
+from collections.abc import Callable
+from datetime import datetime
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from email.utils import make_msgid
@@ -58,7 +60,8 @@ def drop_postgres(url: str) -> None:
 class Pipeline:
     """Worker and outbox on a real database; mails go in as bytes and come out parsed."""
 
-    def __init__(self, tmp_path: Path, database_url: str | None = None, **settings: str) -> None:
+    def __init__(self, tmp_path: Path, database_url: str | None = None,
+                 now: Callable[[], datetime] | None = None, **settings: str) -> None:
         environ = {"PBEM_SERVER_SECRET_KEY": "pipeline-key", **settings}
         self.config = load_config(_empty_config(tmp_path), environ=environ)
         self.db = Database(database_url or f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
@@ -66,6 +69,8 @@ class Pipeline:
         key = self.db.secret_key(str(self.config.get("server", "secret_key")))
         self.addresses = AddressBook("pbem", self.config.domain, key)
         self.services = Services(config=self.config, addresses=self.addresses)
+        if now is not None:
+            self.services.now = now
         self.worker = Worker(self.db, self.services)
 
     def close(self) -> None:

@@ -14,13 +14,14 @@ from pbem.commands.move import Move
 from pbem.commands.register import Register
 from pbem.commands.resign import Resign
 from pbem.commands.secret import SecretCommand
+from pbem.commands.vacation import Vacation
 from pbem.commands.variants import Variants
 
 __all__ = ["COMMANDS", "Command", "CommandError", "Context", "Result", "Services", "lookup"]
 
 COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
-    Move(), Resign(), Draw(), Board(), History(), SecretCommand(),
+    Move(), Resign(), Draw(), Board(), History(), SecretCommand(), Vacation(),
 )
 
 _BY_WORD: dict[str, Command] = {

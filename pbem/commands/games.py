@@ -11,6 +11,7 @@ from pbem.engine.base import Seat
 from pbem.gameplay import deadline_text, engine_for, handles
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge, Game
+from pbem.timekeeping import on_vacation, vacation_days_left
 
 
 class Games:
@@ -52,4 +53,7 @@ class Games:
                 challenger = ctx.session.get(Account, challenge.challenger_id)
                 offers.append(f"{challenge.id}: {challenge.variant} from {challenger.handle if challenger else '?'}"
                               f", waiting for you: accept {challenge.id} / decline {challenge.id}")
-        return Result(render("player/games.txt", rows=rows, offers=offers, account=account))
+        now = ctx.services.now()
+        vacation = dict(days_left=vacation_days_left(ctx.services.config, account, now),
+                        until=deadline_text(account.vacation_until) if on_vacation(account, now) else "")
+        return Result(render("player/games.txt", rows=rows, offers=offers, account=account, vacation=vacation))

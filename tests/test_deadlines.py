@@ -1,0 +1,173 @@
+"""Clocks of real games under an injected clock: reminders, late notices, loss on time, vacations."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from pbem.deadlines import Sweeper
+from pbem.store.models import Game
+from tests.harness import body_of
+from tests.pipeline import Pipeline
+from tests.test_commands import ALICE, BOB, register
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+class FakeTime:
+    """The injected clock: tests move it by hand."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def at(self, days: float) -> None:
+        self.now = T0 + timedelta(days=days)
+
+
+@pytest.fixture
+def time() -> FakeTime:
+    return FakeTime()
+
+
+def make_pipe(tmp_path: Path, time: FakeTime, **settings: str) -> Iterator[Pipeline]:
+    pipe = Pipeline(tmp_path, now=time, **settings)
+    yield pipe
+    pipe.close()
+
+
+@pytest.fixture
+def pipe(tmp_path: Path, time: FakeTime) -> Iterator[Pipeline]:
+    yield from make_pipe(tmp_path, time)
+
+
+def start(pipe: Pipeline, terms: str = "days 10") -> tuple[str, str, str, str]:
+    """alice (white) vs bob; returns alice's and bob's personal and seat addresses."""
+    alice, bob = register(pipe, ALICE, "alice"), register(pipe, BOB, "bob")
+    pipe.send(ALICE, alice, f"challenge bob hyperspace white {terms}")
+    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB))
+    assert number
+    pipe.send(BOB, bob, f"accept {number.group(1)}")
+    seats = {r: str(m["Reply-To"]) for r, m in pipe.drain_outbox() if "has started" in body_of(m)}
+    return alice, bob, seats[ALICE], seats[BOB]
+
+
+def sweep_at(pipe: Pipeline, time: FakeTime, days: float) -> list[tuple[str, str, str]]:
+    """Move the clock, sweep, and return (recipient, subject, body) of every mail queued."""
+    time.at(days)
+    Sweeper(pipe.db, pipe.services).sweep()
+    return [(r, str(m["Subject"]), body_of(m)) for r, m in pipe.drain_outbox()]
+
+
+def game(pipe: Pipeline) -> Game:
+    with pipe.db.transaction() as session:  # committed, not rolled back: the row stays readable
+        return session.exec(select(Game)).one()
+
+
+def test_reminders_at_half_80_percent_and_a_day_before_each_once(pipe: Pipeline, time: FakeTime) -> None:
+    start(pipe, "days 10")
+    assert game(pipe).deadline == T0 + timedelta(days=10)
+    assert sweep_at(pipe, time, 4.9) == []
+    mails = sweep_at(pipe, time, 5.0)
+    assert [(r, "reminder" in s) for r, s, _ in mails] == [(ALICE, True)]
+    assert "Time left: 5d 0h" in mails[0][2] and "a b c d e f g h" in mails[0][2]  # the board comes along
+    assert sweep_at(pipe, time, 5.1) == []
+    assert len(sweep_at(pipe, time, 8.0)) == 1
+    assert len(sweep_at(pipe, time, 9.0)) == 1  # one day before
+    assert sweep_at(pipe, time, 9.5) == []
+
+
+def test_a_move_resets_the_reminders_for_the_other_side(pipe: Pipeline, time: FakeTime) -> None:
+    _, _, seat_a, _ = start(pipe, "days 10")
+    sweep_at(pipe, time, 6)
+    time.at(7)
+    pipe.send(ALICE, seat_a, "e4")
+    mails = pipe.drain_outbox()
+    assert any("Time control: 10 days per move" in body_of(m) for _, m in mails)  # the clock block
+    assert game(pipe).deadline == T0 + timedelta(days=17)
+    assert sweep_at(pipe, time, 11.9) == []
+    assert [r for r, _, _ in sweep_at(pipe, time, 12)] == [BOB]
+
+
+def test_timeout_without_grace_loses_at_the_deadline_and_only_once(pipe: Pipeline, time: FakeTime) -> None:
+    start(pipe, "days 2")
+    sweep_at(pipe, time, 1.9)
+    mails = sweep_at(pipe, time, 2.0)
+    assert sorted(r for r, _, _ in mails) == [ALICE, BOB]
+    assert all("0-1" in body and "alice lost on time" in body for _, _, body in mails)
+    final = game(pipe)
+    assert final.status == "finished" and final.result == "0-1" and final.next_event_at is None
+    assert sweep_at(pipe, time, 5) == []
+
+
+def test_grace_gives_a_late_notice_first_then_the_loss(tmp_path: Path, time: FakeTime) -> None:
+    for pipe in make_pipe(tmp_path, time, PBEM_GAMES_GRACE_DAYS="2"):
+        start(pipe, "days 3")
+        sweep_at(pipe, time, 2.9)
+        late = sweep_at(pipe, time, 3.0)
+        assert sorted(r for r, _, _ in late) == [ALICE, BOB]
+        assert "Your time for this move" in next(b for r, _, b in late if r == ALICE)
+        assert "you win on time" in next(b for r, _, b in late if r == BOB)
+        assert sweep_at(pipe, time, 4.0) == []
+        assert game(pipe).status == "active"
+        over = sweep_at(pipe, time, 5.0)
+        assert len(over) == 2 and game(pipe).result == "0-1"
+
+
+def test_a_late_move_within_grace_is_played(tmp_path: Path, time: FakeTime) -> None:
+    for pipe in make_pipe(tmp_path, time, PBEM_GAMES_GRACE_DAYS="2"):
+        _, _, seat_a, _ = start(pipe, "days 3")
+        sweep_at(pipe, time, 3.5)
+        time.at(4)
+        pipe.send(ALICE, seat_a, "e4")
+        assert game(pipe).ply == 1 and game(pipe).status == "active"
+
+
+def test_vacation_pauses_clocks_tells_the_opponent_and_counts_days(pipe: Pipeline, time: FakeTime) -> None:
+    alice, _, _, _ = start(pipe, "days 10")
+    time.at(1)
+    pipe.send(ALICE, alice, "vacation 5")
+    mails = pipe.drain_outbox()
+    assert "paused in 1 game" in next(body_of(m) for r, m in mails if r == ALICE)
+    assert "alice is on vacation until 2026-03-07" in next(body_of(m) for r, m in mails if r == BOB)
+    assert game(pipe).deadline is None
+    assert sweep_at(pipe, time, 5.0) == []  # no reminder while away
+    sweep_at(pipe, time, 6.0)  # the vacation ends: the clock runs again with 9 days left
+    assert game(pipe).deadline == T0 + timedelta(days=15)
+    time.at(6.5)
+    pipe.send(ALICE, alice, "games")
+    assert "Vacation days left this year: 25" in body_of(pipe.drain_outbox()[0][1])
+
+
+def test_vacation_off_refunds_whole_unused_days_and_refuses_beyond_the_allowance(
+        pipe: Pipeline, time: FakeTime) -> None:
+    alice, _, _, _ = start(pipe, "days 10")
+    pipe.send(ALICE, alice, "vacation 31")
+    assert "1 to 30" in body_of(pipe.drain_outbox()[0][1])
+    pipe.send(ALICE, alice, "vacation 10")
+    pipe.drain_outbox()
+    pipe.send(ALICE, alice, "vacation 3")
+    assert "already on vacation" in body_of(pipe.drain_outbox()[0][1])
+    time.at(2.5)
+    pipe.send(ALICE, alice, "vacation off")
+    mails = pipe.drain_outbox()
+    assert "days left this year: 27" in next(body_of(m) for r, m in mails if r == ALICE)  # 7 unused days back
+    assert "back from vacation" in next(body_of(m) for r, m in mails if r == BOB)
+    assert game(pipe).deadline == T0 + timedelta(days=12.5)
+
+
+def test_iccf_time_control_in_a_game(pipe: Pipeline, time: FakeTime) -> None:
+    _, _, seat_a, _ = start(pipe, "time 10/30 double 20")
+    body = ""
+    assert game(pipe).deadline == T0 + timedelta(days=25)
+    time.at(22)
+    pipe.send(ALICE, seat_a, "e4")
+    body = next(body_of(m) for r, m in pipe.drain_outbox() if r == ALICE)
+    assert "10 moves in 30 days" in body and "time left 6d 0h" in body
