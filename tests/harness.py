@@ -47,7 +47,9 @@ class SinkHandler:
 class Harness:
     """pbem serve (listener, worker, delivery) and a relay sink, both in one background loop."""
 
-    def __init__(self, tmp_path: Path, database_url: str | None = None, **settings: Any) -> None:
+    def __init__(self, tmp_path: Path, database_url: str | None = None, serve: bool = True,
+                 **settings: Any) -> None:
+        """``serve=False``: only the sink; the test runs `pbem serve` itself and sets ``port``."""
         self.tmp_path = tmp_path
         self.sink = SinkHandler()
         self.loop = asyncio.new_event_loop()
@@ -66,11 +68,12 @@ class Harness:
         environ.update({name: str(value) for name, value in settings.items()})
         config_file = tmp_path / "pbem.toml"
         config_file.write_text(f'[outbound]\nmaildir = "{tmp_path / "outbox"}"\n')
+        self.environ = environ
         self.config = load_config(config_file, environ=environ)
-        self.server = self._call(self._make_server())
-        self.port = self.server.port
-        self.domain = self.server.addresses.domain
-        self.public = self.server.addresses.public
+        self.server: Server | None = self._call(self._make_server()) if serve else None
+        self.port = self.server.port if self.server else 0
+        self.domain = self.config.domain
+        self.public = self.config.public_address
 
     async def _make_server(self) -> Server:
         server = Server(self.config)
@@ -81,7 +84,8 @@ class Harness:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=60)
 
     def close(self) -> None:
-        self._call(self.server.stop())
+        if self.server is not None:
+            self._call(self.server.stop())
         self.loop.call_soon_threadsafe(self._sink_server.close)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
