@@ -1,0 +1,73 @@
+"""The ASCII diagram: ordinary space and hyperspace side by side, with ages, duties and a legend."""
+
+from __future__ import annotations
+
+from pbem.engine import Seat
+from pbem.variants.outer_space.geometry import IS_BH
+from pbem.variants.outer_space.model import EMPTY, HYPER_BH, NAMES, PIECE_NAMES, OuterSpaceState
+from pbem.variants.outer_space.rules import obligations
+
+__all__ = ["diagram", "hyperspace_lines"]
+
+_GAP = "    "
+_LEGEND = (
+    "Upper case: White (moves up), lower case: Black (moves down).",
+    "C Star Cluster  P Planet  S Spaceship  G Galaxy  N Nebula",
+    ". empty   * Black Hole   *C* a piece on a Black Hole",
+    "Hyperspace limit (A6): a piece of age 3 on 2a/2c must move to 2b,",
+    "one of age 4 on 2b must leave; age = its owner's turns there.",
+)
+
+
+def _cell(board: str, index: int) -> str:
+    piece = board[index]
+    if IS_BH[index]:
+        return " * " if piece == EMPTY else f"*{piece}*"
+    return " . " if piece == EMPTY else f" {piece} "
+
+
+def hyperspace_lines(state: OuterSpaceState) -> list[str]:
+    """One line per piece in hyperspace, with its age and duty, e.g. ``2c: White Galaxy, age 3``."""
+    board = state.board
+    duties = {o.square: o for o in obligations(state)}
+    lines: list[str] = []
+    for index in range(40, 43):
+        piece = board[index]
+        if piece == EMPTY:
+            continue
+        owner = Seat.WHITE if piece.isupper() else Seat.BLACK
+        lines.append(f"{NAMES[index]}: {owner.value.capitalize()} {PIECE_NAMES[piece.upper()]}, "
+                     f"age {state.ages[index - 40]}")
+        age = state.ages[index - 40]
+        if index == HYPER_BH and age >= 4:
+            duty = duties.get(index)
+            if duty is None:
+                lines.append("  must leave on its next turn")
+            else:
+                lines.append("  must leave now" if duty.possible else "  must leave when it can")
+        elif index != HYPER_BH and age >= 3:
+            free = board[HYPER_BH] == EMPTY
+            lines.append("  must move to 2b" if free else "  must move to 2b once free")
+    return lines
+
+
+def diagram(state: OuterSpaceState) -> str:
+    board = state.board
+    files = "     a   b   c   d   e"
+    rule = "   +---+---+---+---+---+"
+    left = ["Ordinary space (1)", files, rule]
+    for rank in range(8, 0, -1):
+        cells = "|".join(_cell(board, 5 * (rank - 1) + f) for f in range(5))
+        left.append(f" {rank} |{cells}| {rank}")
+    left += [rule, files]
+    right = ["Hyperspace (2)", "    a   b   c", "  +---+---+---+",
+             "  |" + "|".join(_cell(board, i) for i in range(40, 43)) + "|", "  +---+---+---+", ""]
+    right += hyperspace_lines(state) or ["(empty)"]
+    width = max(len(line) for line in left)
+    rows = max(len(left), len(right))
+    lines = []
+    for n in range(rows):
+        lhs = left[n] if n < len(left) else ""
+        rhs = right[n] if n < len(right) else ""
+        lines.append((lhs.ljust(width) + _GAP + rhs).rstrip())
+    return "\n".join([*lines, "", *_LEGEND])
