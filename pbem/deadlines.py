@@ -18,7 +18,7 @@ from sqlmodel import col, func, select
 from pbem.clock import Clock, duration, reminder_points
 from pbem.commands.base import Context, Services
 from pbem.engine.base import Outcome, Seat
-from pbem.gameplay import board_block, close_game, engine_for, game_mail, handles
+from pbem.gameplay import board_block, close_game, engine_for, game_mail, handles, notify_observers
 from pbem.service import queue_outgoing
 from pbem.store.db import Database
 from pbem.store.models import Account, Game
@@ -123,6 +123,7 @@ class Sweeper:
         game.clock = clock.dump()
         game.updated_at = ctx.services.now()
         state = self._state(game)
+        notify_observers(ctx, game)
         for recipient in Seat:
             mail = game_mail(ctx, game, recipient, "player/game_over.txt", outcome=outcome,
                              board=board_block(game, state, recipient))

@@ -16,8 +16,9 @@ from pbem.engine.base import Audience, Note, Outcome, Seat, Transition, Variant
 from pbem.engine.errors import MoveError
 from pbem.mail.outbound import Outgoing
 from pbem.mail.render import render
-from pbem.store.models import Challenge, Game, MoveRecord
-from pbem.timekeeping import clock_lines, control_of, pass_clock, start_clock
+from pbem.settings import setting, split_options
+from pbem.store.models import Challenge, Game, MoveRecord, Observation
+from pbem.timekeeping import clock_lines, control_of, pass_clock, restart_clock, start_clock
 from pbem.variants import get_variant
 
 __all__ = [
@@ -38,7 +39,8 @@ def _engine(key: str, options_json: str) -> Variant:
 
 
 def engine_for(game: Game) -> Variant:
-    return _engine(game.variant, json.dumps(game.options, sort_keys=True))
+    rules, _ = split_options(game.options)
+    return _engine(game.variant, json.dumps(rules, sort_keys=True))
 
 
 def player_id(game: Game, seat: Seat) -> int:
@@ -134,8 +136,9 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
         if challenger_white
         else (challenge.opponent_id, challenge.challenger_id)
     )
-    engine = get_variant(challenge.variant, challenge.options)
-    state = engine.setup(challenge.options)
+    rules, _ = split_options(challenge.options)
+    engine = get_variant(challenge.variant, rules)
+    state = engine.setup(rules)
     game = Game(variant=engine.key, options=challenge.options, state=engine.dump(state),
                 white_id=white, black_id=black, time_control=challenge.time_control)
     start_clock(ctx, game, engine.to_act(state))
@@ -215,6 +218,8 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     game.updated_at = ctx.services.now()
     if game.draw_offer == seat.other.value:
         game.draw_offer = ""  # moving on declines the opponent's standing offer
+    if game.extras.get("takeback") == seat.other.value:
+        game.extras = {k: v for k, v in game.extras.items() if k != "takeback"}  # and a takeback request
     ctx.move_played = True
     played = f"{move_label(number, seat)} {transition.record}"
     outcome = engine.outcome(state)
@@ -223,6 +228,7 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
         close_game(game, outcome)
     ctx.session.add(game)
     referee_mail(ctx, game, _notes_for(transition.notes, Audience.REFEREE))
+    notify_observers(ctx, game)
     opponent = seat.other
     ctx.send(game_mail(ctx, game, opponent, "player/opponent_moved.txt", played=played,
                        notes=_notes_for(transition.notes, opponent), outcome=outcome,
@@ -231,6 +237,73 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
                   notes=_notes_for(transition.notes, seat), board=board_block(game, state, seat),
                   deadline=deadline_text(game.deadline), handles=handles(ctx, game), seat=seat)
     return Result(with_clock(text, clock_lines(ctx, game, handles(ctx, game))))
+
+
+def observer_state(ctx: Context, game: Game) -> Any:
+    """The position observers may see: ``observer-delay`` plies behind while the game runs."""
+    engine = engine_for(game)
+    delay = setting(game.options, "observer-delay")
+    if not delay or game.status != "active":
+        return engine.load(game.state)
+    ply = max(0, game.ply - delay)
+    if ply == 0:
+        return engine.setup(split_options(game.options)[0])
+    row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.ply == ply)).one()
+    return engine.load(row.state_after)
+
+
+def notify_observers(ctx: Context, game: Game) -> None:
+    """Mail every observer the public position (delayed as the game says) and the last move they may see."""
+    observers = list(ctx.session.exec(select(Observation).where(Observation.game_id == game.id)))
+    if not observers:
+        return
+    delay = setting(game.options, "observer-delay") if game.status == "active" else 0
+    visible_ply = max(0, game.ply - delay)
+    if visible_ply == 0 and game.status == "active":
+        return  # nothing observers may see has changed yet
+    row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id,
+                                                    MoveRecord.ply == visible_ply)).first()
+    last = f"{move_label(row.move_number, Seat(row.seat))} {row.record}" if row else ""
+    board = board_block(game, observer_state(ctx, game), Audience.PUBLIC)
+    names = handles(ctx, game)
+    root = thread_root(ctx, game)
+    for observation in observers:
+        account = ctx.account_by_id(observation.account_id)
+        if account is None or account.id is None:
+            continue
+        body = render("player/observer.txt", game=game, handles=names, last=last, board=board, delay=delay,
+                      title=engine_for(game).title)
+        ctx.send(Outgoing(to=account.email, subject=f"{subject_of(ctx, game)} (observing)",
+                          body=with_clock(body, clock_lines(ctx, game, names)) if not delay else body,
+                          reply_to=ctx.services.addresses.personal(account.id), in_reply_to=root,
+                          references=(root,), auto_submitted="auto-generated", game_id=game.id))
+
+
+def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
+    """Return ``game`` to the position after ``target_ply`` (0: the start); returns that state.
+
+    The records after it are deleted; the clock restarts for the side to move.
+    """
+    engine = engine_for(game)
+    rows = records(ctx, game)
+    if target_ply == 0:
+        rules, _ = split_options(game.options)
+        state = engine.setup(rules)
+    else:
+        state = engine.load(rows[target_ply - 1].state_after)
+    for row in rows[target_ply:]:
+        ctx.session.delete(row)
+    game.ply = target_ply
+    game.state = engine.dump(state)
+    game.version += 1
+    game.updated_at = ctx.services.now()
+    game.draw_offer = ""
+    game.extras = {key: value for key, value in game.extras.items() if key not in ("takeback", "conditionals")}
+    restart_clock(ctx, game, engine.to_act(state))
+    ctx.session.add(game)
+    assert game.id is not None
+    ctx.touched_games[game.id] = game
+    return state
 
 
 def close_game(game: Game, outcome: Outcome) -> None:
@@ -250,6 +323,7 @@ def finish_game(ctx: Context, game: Game, outcome: Outcome, by: Seat) -> Result:
     assert game.id is not None
     ctx.touched_games[game.id] = game
     state = engine_for(game).load(game.state)
+    notify_observers(ctx, game)
     ctx.send(game_mail(ctx, game, by.other, "player/game_over.txt", outcome=outcome,
                        board=board_block(game, state, by.other)))
     return Result(render("player/game_over.txt", game=game, seat=by, outcome=outcome,

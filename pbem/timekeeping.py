@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta
 
 from pbem.clock import Clock, TimeControl, duration, reminder_points
@@ -17,6 +18,7 @@ __all__ = [
     "next_event",
     "on_vacation",
     "pass_clock",
+    "restart_clock",
     "start_clock",
     "store_clock",
     "vacation_days_left",
@@ -91,6 +93,18 @@ def pass_clock(ctx: Context, game: Game, mover: Seat, to_move: Seat | None) -> N
         return start_clock(ctx, game, to_move)
     now = ctx.services.now()
     clock = clock.moved(mover.value, now, to_move.value if to_move else None, _paused(ctx, game, to_move, now))
+    store_clock(ctx.services.config, game, clock)
+    return None
+
+
+def restart_clock(ctx: Context, game: Game, to_move: Seat | None) -> None:
+    """After a takeback: the side to move thinks afresh from now, budgets as they were."""
+    clock = clock_of(ctx.services.config, game)
+    if clock is None:
+        return start_clock(ctx, game, to_move)
+    now = ctx.services.now()
+    clock = dataclasses.replace(clock, to_move=to_move.value if to_move else None, reminded=(), late=False,
+                                turn_started=None if _paused(ctx, game, to_move, now) else now)
     store_clock(ctx.services.config, game, clock)
     return None
 

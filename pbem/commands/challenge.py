@@ -9,8 +9,10 @@ from sqlmodel import func, select
 from pbem.clock import ClockError, TimeControl
 from pbem.commands.base import IDENTIFIED, CommandError, Context, Result
 from pbem.commands.register import account_by_email
+from pbem.engine.base import Variant
 from pbem.mail.outbound import Outgoing
 from pbem.mail.render import render
+from pbem.settings import split_options
 from pbem.store.models import Account, Challenge
 from pbem.variants import UnknownVariantError, get_variant
 
@@ -79,7 +81,8 @@ class ChallengeCommand:
             raise CommandError(str(error)) from error
         colour, time_control, options = parse_terms(rest)
         try:
-            engine.setup(options)  # refuses unknown or bad options now rather than at accept
+            rules, _settings = split_options(options)
+            engine.setup(rules)  # refuses unknown or bad options now rather than at accept
         except ValueError as error:
             raise CommandError(f"bad option for {engine.title}: {error}") from error
         opponent = find_opponent(ctx, who)
@@ -87,25 +90,32 @@ class ChallengeCommand:
             raise CommandError(f"no player with the handle {who!r}; give an email address to invite someone")
         if opponent is not None and opponent.id == account.id:
             raise CommandError("you cannot challenge yourself")
-        challenge = Challenge(challenger_id=account.id or 0, opponent_id=opponent.id if opponent else None,
-                              opponent_email=opponent.email if opponent else who.strip("<>").lower(),
-                              variant=engine.key, color=colour, time_control=time_control, options=options)
-        ctx.session.add(challenge)
-        ctx.session.flush()
-        assert challenge.id is not None
-        terms = dict(title=engine.title, colour=colour, time_control=time_control or "default", options=options)
-        if opponent is not None:
-            assert opponent.id is not None
-            ctx.send(Outgoing(
-                to=opponent.email, subject=f"[pbem] {account.handle} challenges you ({engine.title})",
-                body=render("player/challenged.txt", challenge=challenge, challenger=account, **terms),
-                reply_to=ctx.services.addresses.personal(opponent.id)))
-            target = opponent.handle
-        else:
-            ctx.send(Outgoing(
-                to=challenge.opponent_email, subject=f"[pbem] {account.handle} invites you to play {engine.title}",
-                body=render("player/invitation.txt", challenge=challenge, challenger=account,
-                            public=ctx.services.addresses.public, **terms),
-                reply_to=ctx.services.addresses.invitation(challenge.id)))
-            target = f"{challenge.opponent_email} (invited: not registered yet)"
-        return Result(render("player/challenge_sent.txt", challenge=challenge, target=target, **terms))
+        return issue_challenge(ctx, account, opponent, engine, who.strip("<>").lower(), colour, time_control,
+                               options)
+
+
+def issue_challenge(ctx: Context, account: Account, opponent: Account | None, engine: Variant, email: str,
+                    colour: str, time_control: str, options: dict[str, Any]) -> Result:
+    """Store a challenge and mail it to the opponent (or invite ``email``); the challenger's answer."""
+    challenge = Challenge(challenger_id=account.id or 0, opponent_id=opponent.id if opponent else None,
+                          opponent_email=opponent.email if opponent else email,
+                          variant=engine.key, color=colour, time_control=time_control, options=options)
+    ctx.session.add(challenge)
+    ctx.session.flush()
+    assert challenge.id is not None
+    terms = dict(title=engine.title, colour=colour, time_control=time_control or "default", options=options)
+    if opponent is not None:
+        assert opponent.id is not None
+        ctx.send(Outgoing(
+            to=opponent.email, subject=f"[pbem] {account.handle} challenges you ({engine.title})",
+            body=render("player/challenged.txt", challenge=challenge, challenger=account, **terms),
+            reply_to=ctx.services.addresses.personal(opponent.id)))
+        target = opponent.handle
+    else:
+        ctx.send(Outgoing(
+            to=challenge.opponent_email, subject=f"[pbem] {account.handle} invites you to play {engine.title}",
+            body=render("player/invitation.txt", challenge=challenge, challenger=account,
+                        public=ctx.services.addresses.public, **terms),
+            reply_to=ctx.services.addresses.invitation(challenge.id)))
+        target = f"{challenge.opponent_email} (invited: not registered yet)"
+    return Result(render("player/challenge_sent.txt", challenge=challenge, target=target, **terms))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, Context, Result
+from pbem.commands.base import SEAT, CommandError, Context, Result
 from pbem.engine.base import Outcome
 from pbem.gameplay import engine_for, finish_game, game_mail
+from pbem.settings import setting
 
 
 class Draw:
@@ -28,6 +29,15 @@ class Draw:
                 return finish_game(ctx, game, claim, by=seat)
         if game.draw_offer == seat.value:
             return Result("Your draw offer already stands.")
+        number = engine.move_number(state)
+        limit = setting(game.options, "draw-limit")
+        offered = dict(game.extras.get("draw_offered_at", {}))
+        last = offered.get(seat.value)
+        if limit and last is not None and number < last + limit:
+            raise CommandError(f"this game allows one draw offer in {limit} moves (option draw-limit); "
+                               f"your last was at move {last}, the next is possible from move {last + limit}")
+        offered[seat.value] = number
+        game.extras = {**game.extras, "draw_offered_at": offered}
         game.draw_offer = seat.value
         game.version += 1
         ctx.session.add(game)

@@ -1,10 +1,12 @@
-"""``history``: the game record, PGN-like, with a Variant tag."""
+"""``history``: the game record, PGN-like, with a Variant tag (a PGN python-chess reads for Hyperspace Chess)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from pbem.commands.base import SEAT, Context, Result
+from pbem.engine.base import Seat
+from pbem.gameplay import handles, records
 from pbem.records import game_record
 
 
@@ -17,4 +19,6 @@ class History:
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, _seat = ctx.require_game()
-        return Result(game_record(ctx, game))
+        names = handles(ctx, game)
+        return Result(game_record(game, records(ctx, game), names[Seat.WHITE], names[Seat.BLACK],
+                                  ctx.services.addresses.domain))

@@ -65,6 +65,8 @@ class Game(SQLModel, table=True):
     deadline: datetime | None = None
     #: pbem.clock.Clock as JSON: budgets, the running turn, reminders sent.
     clock: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    #: Small per-game bookkeeping of the service: pending takeback, draw-offer history, conditional moves.
+    extras: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     #: The earliest reminder, late notice or timeout still to come: the sweep's index.
     next_event_at: datetime | None = Field(default=None, index=True)
     draw_offer: str = Field(default="", max_length=8)  # the seat with a standing draw offer
@@ -88,6 +90,17 @@ class MoveRecord(SQLModel, table=True):
     #: exports, takebacks and delayed observer views are built from it.
     state_after: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     played_at: datetime = Field(default_factory=utcnow)
+
+
+class Observation(SQLModel, table=True):
+    """An account that receives a game's public mails."""
+
+    __table_args__ = (UniqueConstraint("game_id", "account_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    account_id: int = Field(foreign_key="account.id", index=True)
+    since: datetime = Field(default_factory=utcnow)
 
 
 class InboxItem(SQLModel, table=True):

@@ -1,0 +1,28 @@
+"""``rematch``: after a finished game, challenge the same opponent again with the colours swapped."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pbem.commands.base import SEAT, CommandError, Context, Result
+from pbem.commands.challenge import issue_challenge
+from pbem.gameplay import engine_for, player_id
+
+
+class Rematch:
+    name: ClassVar[str] = "rematch"
+    aliases: ClassVar[tuple[str, ...]] = ()
+    usage: ClassVar[str] = "rematch"
+    summary: ClassVar[str] = "challenge the opponent of this finished game again, colours swapped, same terms"
+    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        game, seat = ctx.require_game()
+        if game.status == "active":
+            raise CommandError(f"game {game.id} is still being played; rematch after it is over")
+        account = ctx.require_account()
+        opponent = ctx.account_by_id(player_id(game, seat.other))
+        if opponent is None:
+            raise CommandError("your opponent's account no longer exists")
+        return issue_challenge(ctx, account, opponent, engine_for(game), opponent.email, seat.other.value,
+                               game.time_control, dict(game.options))

@@ -1,0 +1,64 @@
+"""``takeback``: ask to take back your last move, or agree to the opponent's request; ``takeback no`` refuses."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pbem.commands.base import SEAT, CommandError, Context, Result
+from pbem.engine.base import Seat
+from pbem.gameplay import board_block, engine_for, game_mail, records, take_back
+from pbem.store.models import Game
+
+
+class Takeback:
+    name: ClassVar[str] = "takeback"
+    aliases: ClassVar[tuple[str, ...]] = ("undo",)
+    usage: ClassVar[str] = "takeback [no]"
+    summary: ClassVar[str] = "ask to take back your last move (the opponent agrees with 'takeback'); 'no' refuses"
+    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        game, seat = ctx.require_active_game()
+        pending = game.extras.get("takeback")
+        if args and args[0].lower() in ("no", "decline", "refuse"):
+            if pending != seat.other.value:
+                raise CommandError("there is no takeback request of your opponent to refuse")
+            game.extras = {k: v for k, v in game.extras.items() if k != "takeback"}
+            ctx.session.add(game)
+            ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt",
+                               lines=["Your takeback request was refused."]))
+            return Result("Takeback refused; the game goes on.")
+        if pending == seat.other.value:
+            return self._agree(ctx, game, seat)
+        if pending == seat.value:
+            return Result("Your takeback request already stands.")
+        target = self._target(ctx, game, seat)
+        if target is None:
+            raise CommandError("you have no move to take back yet")
+        game.extras = {**game.extras, "takeback": seat.value}
+        ctx.session.add(game)
+        ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt", lines=[
+            "Your opponent asks to take back their last move. Reply 'takeback' to agree, "
+            "'takeback no' to refuse; a move of yours refuses it too."]))
+        return Result("Takeback requested; your opponent has to agree.")
+
+    def _target(self, ctx: Context, game: Game, seat: Seat) -> int | None:
+        """The ply to return to: just before ``seat``'s last move (None when it has made none)."""
+        rows = records(ctx, game)
+        for row in reversed(rows):
+            if row.seat == seat.value:
+                return row.ply - 1
+        return None
+
+    def _agree(self, ctx: Context, game: Game, seat: Seat) -> Result:
+        asker = seat.other
+        target = self._target(ctx, game, asker)
+        if target is None:
+            raise CommandError("there is no move left to take back")
+        state = take_back(ctx, game, target)
+        engine = engine_for(game)
+        to_move = engine.to_act(state)
+        line = f"Takeback agreed: the game is back at move {engine.move_number(state)}, {to_move} to play."
+        ctx.send(game_mail(ctx, game, asker, "player/notice.txt",
+                           lines=[line, "", board_block(game, state, asker)]))
+        return Result(f"{line}\n\n{board_block(game, state, seat)}")
