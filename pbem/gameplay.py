@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlmodel import col, select
 
+from pbem import conditionals
 from pbem.commands.base import Context, Result
 from pbem.engine.base import Audience, Note, Outcome, Seat, Transition, Variant
 from pbem.engine.errors import MoveError
@@ -187,7 +188,25 @@ def play_move(ctx: Context, line: str) -> Result:
         transition = engine.apply(state, action)
     except MoveError as error:
         return refusal(game, state, seat, str(error))
-    return _commit_transition(ctx, game, seat, number, transition)
+    return _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action))
+
+
+def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> None:
+    """Play ``seat``'s registered reply and mail them what happened (they sent no mail)."""
+    engine = engine_for(game)
+    state = engine.load(game.state)
+    number = engine.move_number(state)
+    try:
+        action = engine.parse_action(state, text)
+        transition = engine.apply(state, engine.seal(state, action, ctx.services.new_nonce()))
+    except MoveError as error:  # the position differs from the one foreseen (e.g. a Hyperspace return)
+        conditionals.clear(game, seat)
+        ctx.send(game_mail(ctx, game, seat, "player/notice.txt", lines=[
+            f"Your conditional move {text} could not be played ({error}); your conditional lines are cleared."]))
+        return
+    result = _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action))
+    ctx.send(game_mail(ctx, game, seat, "player/notice.txt",
+                       lines=["Your conditional move was played for you.", "", result.text]))
 
 
 def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, seat: Seat) -> Result:
@@ -205,7 +224,8 @@ def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, sea
     return Result("\n".join(_notes_for(transition.notes, seat)) or "Recorded.")
 
 
-def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transition: Transition[Any]) -> Result:
+def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transition: Transition[Any],
+                       canonical: str = "") -> Result:
     engine = engine_for(game)
     state = transition.state
     assert game.id is not None
@@ -230,13 +250,18 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     referee_mail(ctx, game, _notes_for(transition.notes, Audience.REFEREE))
     notify_observers(ctx, game)
     opponent = seat.other
+    reply, news = conditionals.respond(game, opponent, canonical) if outcome is None else (None, [])
     ctx.send(game_mail(ctx, game, opponent, "player/opponent_moved.txt", played=played,
-                       notes=_notes_for(transition.notes, opponent), outcome=outcome,
-                       board=board_block(game, state, opponent), your_move=engine.to_act(state) is opponent))
+                       notes=_notes_for(transition.notes, opponent) + news, outcome=outcome,
+                       board=board_block(game, state, opponent),
+                       your_move=engine.to_act(state) is opponent and reply is None))
     text = render("player/move_played.txt", game=game, played=played, outcome=outcome,
                   notes=_notes_for(transition.notes, seat), board=board_block(game, state, seat),
                   deadline=deadline_text(game.deadline), handles=handles(ctx, game), seat=seat)
-    return Result(with_clock(text, clock_lines(ctx, game, handles(ctx, game))))
+    result = Result(with_clock(text, clock_lines(ctx, game, handles(ctx, game))))
+    if reply is not None:
+        _play_conditional(ctx, game, opponent, reply)
+    return result
 
 
 def observer_state(ctx: Context, game: Game) -> Any:

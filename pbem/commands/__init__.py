@@ -6,6 +6,7 @@ from pbem.commands.answer import Accept, Decline
 from pbem.commands.base import Command, CommandError, Context, Result, Services
 from pbem.commands.board import Board
 from pbem.commands.challenge import ChallengeCommand
+from pbem.commands.conditional import Conditional
 from pbem.commands.draw import Draw
 from pbem.commands.games import Games
 from pbem.commands.help import Help
@@ -25,7 +26,7 @@ __all__ = ["COMMANDS", "Command", "CommandError", "Context", "Result", "Services
 COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
     Move(), Resign(), Draw(), Board(), History(), SecretCommand(), Vacation(),
-    Takeback(), Rematch(), Observe(), Unobserve(),
+    Takeback(), Rematch(), Observe(), Unobserve(), Conditional(),
 )
 
 _BY_WORD: dict[str, Command] = {
