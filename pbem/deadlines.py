@@ -18,7 +18,7 @@ from sqlmodel import col, func, select
 from pbem.clock import Clock, duration, reminder_points
 from pbem.commands.base import Context, Services
 from pbem.engine.base import Outcome, Seat
-from pbem.gameplay import board_block, close_game, engine_for, game_mail, handles, notify_observers
+from pbem.gameplay import board_block, close_game, engine_for, game_mail, game_over, handles, notify_observers
 from pbem.service import queue_outgoing
 from pbem.store.db import Database
 from pbem.store.models import Account, Game
@@ -124,6 +124,7 @@ class Sweeper:
         game.updated_at = ctx.services.now()
         state = self._state(game)
         notify_observers(ctx, game)
+        game_over(ctx, game)
         for recipient in Seat:
             mail = game_mail(ctx, game, recipient, "player/game_over.txt", outcome=outcome,
                              board=board_block(game, state, recipient))

@@ -259,6 +259,8 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
                   notes=_notes_for(transition.notes, seat), board=board_block(game, state, seat),
                   deadline=deadline_text(game.deadline), handles=handles(ctx, game), seat=seat)
     result = Result(with_clock(text, clock_lines(ctx, game, handles(ctx, game))))
+    if outcome is not None:
+        game_over(ctx, game)
     if reply is not None:
         _play_conditional(ctx, game, opponent, reply)
     return result
@@ -331,6 +333,13 @@ def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
     return state
 
 
+def game_over(ctx: Context, game: Game) -> None:
+    """After a game finished, whatever way: its event (if any) scores it and may pair the next round."""
+    from pbem.events.hooks import game_finished  # the event layer builds on this module
+
+    game_finished(ctx, game)
+
+
 def close_game(game: Game, outcome: Outcome) -> None:
     """Mark ``game`` finished with ``outcome``; its clock stops."""
     game.status, game.result, game.reason = "finished", outcome.result, outcome.reason
@@ -349,6 +358,7 @@ def finish_game(ctx: Context, game: Game, outcome: Outcome, by: Seat) -> Result:
     ctx.touched_games[game.id] = game
     state = engine_for(game).load(game.state)
     notify_observers(ctx, game)
+    game_over(ctx, game)
     ctx.send(game_mail(ctx, game, by.other, "player/game_over.txt", outcome=outcome,
                        board=board_block(game, state, by.other)))
     return Result(render("player/game_over.txt", game=game, seat=by, outcome=outcome,

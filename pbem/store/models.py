@@ -65,6 +65,9 @@ class Game(SQLModel, table=True):
     deadline: datetime | None = None
     #: pbem.clock.Clock as JSON: budgets, the running turn, reminders sent.
     clock: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    #: The tournament (pbem.events) this game belongs to, and its round there; None for casual games.
+    event_id: int | None = Field(default=None, index=True)
+    event_round: int = 0
     #: Small per-game bookkeeping of the service: pending takeback, draw-offer history, conditional moves.
     extras: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     #: The earliest reminder, late notice or timeout still to come: the sweep's index.

@@ -1,0 +1,1 @@
+"""Tournaments: events with round-robin, Swiss and knockout pairings, standings and crosstables."""
