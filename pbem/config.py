@@ -18,6 +18,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "address": "pbem",
         "secret_key": "",
         "referee": "",
+        "error_replies_per_hour": 20,
     },
     "smtp": {
         "host": "127.0.0.1",

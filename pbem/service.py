@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import traceback
 from dataclasses import dataclass, field
+from datetime import timedelta
 from email.policy import SMTP as SMTP_POLICY
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from pbem.commands import Context, Result, Services, lookup
 from pbem.commands.base import CommandError
@@ -16,7 +18,7 @@ from pbem.commands.move import Move
 from pbem.engine.errors import InvalidMoveError
 from pbem.gameplay import forbidden_for, play_move, player_id, secrets_by_owner, subject_of, thread_root
 from pbem.mail.addresses import Address
-from pbem.mail.inbound import parse_mail
+from pbem.mail.inbound import InboundMail, parse_mail
 from pbem.mail.outbound import Outgoing, compose, scan_for_secrets
 from pbem.mail.render import render
 from pbem.store.db import Database
@@ -67,7 +69,8 @@ def queue_outgoing(ctx: Context) -> None:
         scan_for_secrets(mail, (*mail.forbidden, *forbidden_for(ctx, secrets, mail.to)))
         message = compose(mail, addresses.public, SENDER_NAME, addresses.domain)
         ctx.session.add(OutboxItem(recipient=mail.to, message_id=str(message["Message-ID"]),
-                                   raw=message.as_bytes(policy=SMTP_POLICY), game_id=mail.game_id))
+                                   raw=message.as_bytes(policy=SMTP_POLICY), game_id=mail.game_id, kind=mail.kind,
+                                   created_at=ctx.services.now()))
     ctx.outgoing.clear()
 
 
@@ -99,8 +102,7 @@ class Worker:
     def _process_one(self, session: Session, item: InboxItem) -> None:
         try:
             with session.begin_nested():
-                self._process(session, item)
-            item.status = "done"
+                item.status = self._process(session, item)
         except Exception:
             log.exception("inbox %s (%s) failed", item.id, item.message_id)
             item.status = "failed"
@@ -117,11 +119,16 @@ class Worker:
 
     # -- one mail ---------------------------------------------------------------------------
 
-    def _process(self, session: Session, item: InboxItem) -> None:
+    def _process(self, session: Session, item: InboxItem) -> str:
+        """Answer one stored mail; its new status: ``done``, or ``held`` until its owner confirms it."""
         mail = parse_mail(item.raw, item.envelope_from)
         if mail.automatic:
             item.error = f"not answered: automatic mail ({mail.automatic})"
-            return
+            return "done"
+        return self._answer(session, item, mail)
+
+    def _answer(self, session: Session, item: InboxItem, mail: InboundMail, confirmed: bool = False) -> str:
+        status = "done"
         seen: set[str] = set()
         for recipient in item.recipients:
             address = self.services.addresses.verify(recipient)
@@ -129,7 +136,16 @@ class Worker:
                 continue
             seen.add(recipient.lower())
             ctx = Context(session=session, services=self.services, mail=mail, address=address)
+            if address.kind == "confirm":
+                self._confirm(ctx, item)
+                self._flush(ctx)
+                continue
             problem = self._identify(ctx)
+            if problem is None and not confirmed and self._foreign(ctx):
+                self._hold(ctx, item)
+                self._flush(ctx)
+                status = "held"
+                continue
             report = Report()
             if problem is not None:
                 report.result("", Result(problem, ok=False))
@@ -137,6 +153,52 @@ class Worker:
                 self._run(ctx, report)
             self._reply(ctx, report)
             self._flush(ctx)
+        return status
+
+    # -- a token used from another address ----------------------------------------------------
+
+    def _foreign(self, ctx: Context) -> bool:
+        """A personal or seat token used by someone whose From is not the account's address."""
+        if ctx.address.kind not in ("personal", "seat") or ctx.account is None:
+            return False
+        return ctx.mail.sender.lower() != ctx.account.email.lower()
+
+    def _hold(self, ctx: Context, item: InboxItem) -> None:
+        """Do nothing yet; ask the registered address whether the mail is theirs (it may be a leaked token)."""
+        account = ctx.account
+        assert account is not None and item.id is not None
+        item.error = f"held: sent from {ctx.mail.sender or 'an unknown address'}, not {account.email}"
+        body = render("player/confirm_request.txt", sender=ctx.mail.sender or "an unknown address",
+                      commands=[echo(line) for line in ctx.mail.commands], account=account,
+                      game=ctx.game)
+        ctx.send(Outgoing(to=account.email, subject="[pbem] please confirm a mail sent in your name",
+                          body=body, reply_to=self.services.addresses.confirm(item.id)))
+
+    def _confirm(self, ctx: Context, item: InboxItem) -> None:
+        """The owner answers a confirmation request: carry out the held mail, once."""
+        held = ctx.session.get(InboxItem, ctx.address.inbox_id)
+        owner = self._owner_of(ctx.session, held) if held is not None else None
+        if held is None or owner is None or held.status != "held":
+            return  # nothing to confirm any more: stale addresses are refused at RCPT anyway
+        if ctx.mail.sender.lower() != owner.email.lower():
+            return  # only the registered address confirms; anyone else is ignored silently
+        if not any(line.split()[0].lower() == "confirm" for line in ctx.mail.commands if line.split()):
+            ctx.send(Outgoing(to=owner.email, subject="Re: [pbem] please confirm a mail sent in your name",
+                              body="Nothing was done: reply with the word 'confirm' to carry out the held mail.\n",
+                              reply_to=self.services.addresses.confirm(held.id or 0)))
+            return
+        original = dataclasses.replace(parse_mail(held.raw, held.envelope_from), sender=owner.email)
+        held.status = self._answer(ctx.session, held, original, confirmed=True)
+        held.error = f"confirmed by {owner.email}"
+        held.processed_at = utcnow()
+        ctx.session.add(held)
+
+    def _owner_of(self, session: Session, item: InboxItem) -> Account | None:
+        for recipient in item.recipients:
+            address = self.services.addresses.verify(recipient)
+            if address is not None and address.account_id is not None:
+                return session.get(Account, address.account_id)
+        return None
 
     def _identify(self, ctx: Context) -> str | None:
         """Fill in who is speaking and for which game; a reason when the address is stale."""
@@ -219,6 +281,10 @@ class Worker:
         to = self._reply_target(ctx)
         if not to:
             return
+        failed_only = not any(result.ok for _, result in report.results)
+        if failed_only and self._error_replies_exhausted(ctx, to):
+            log.warning("not answering %s: more than the allowed error replies this hour", to)
+            return
         mail = ctx.mail
         references = [*mail.references, mail.message_id]
         if ctx.game is not None:
@@ -232,12 +298,22 @@ class Worker:
                       public=self.services.addresses.public)
         ctx.send(Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
                           in_reply_to=mail.message_id, references=tuple(references),
-                          game_id=ctx.game.id if ctx.game else None))
+                          game_id=ctx.game.id if ctx.game else None, kind="error" if failed_only else "reply"))
         # The reply goes first in the outbox, before the mails the commands produced.
         ctx.outgoing.insert(0, ctx.outgoing.pop())
 
     def _flush(self, ctx: Context) -> None:
         queue_outgoing(ctx)
+
+    def _error_replies_exhausted(self, ctx: Context, to: str) -> bool:
+        """Whether ``to`` had its hourly share of error replies (a loop or a flood must not make us a spammer)."""
+        limit = int(self.services.config.get("server", "error_replies_per_hour"))
+        if limit <= 0:
+            return False
+        since = self.services.now() - timedelta(hours=1)
+        sent = ctx.session.exec(select(func.count()).select_from(OutboxItem).where(
+            OutboxItem.recipient == to, OutboxItem.kind == "error", col(OutboxItem.created_at) >= since)).one()
+        return int(sent) >= limit
 
     def _notify_failure(self, session: Session, item: InboxItem) -> None:
         """Tell an identified sender that their mail is kept but could not be applied."""

@@ -224,6 +224,7 @@ def test_reply_goes_to_the_account_not_the_from(pipe: Pipeline) -> None:
     pipe.send("mallory@evil.example", alice, "games")
     mails = pipe.drain_outbox()
     assert [r for r, _ in mails] == [ALICE]
+    assert "came from mallory@evil.example" in body_of(mails[0][1])
 
 
 def test_seat_commands_need_a_seat_address(pipe: Pipeline) -> None:

@@ -3,7 +3,8 @@
 An address looks like ``pbem+g17b4.3f9c...@domain``: the public local part,
 a payload naming what the address speaks for, and a MAC over the payload
 under the server key. Payloads: ``u4`` (account 4, personal), ``g17b4``
-(game 17, black seat, account 4), ``i9`` (invitation of challenge 9). The
+(game 17, black seat, account 4), ``i9`` (invitation of challenge 9), ``c31``
+(confirmation of held inbound mail 31). The
 MAC is lower-case hex, so MTAs that fold the local part's case do no harm.
 """
 
@@ -19,18 +20,20 @@ from pbem.engine.base import Seat
 __all__ = ["Address", "AddressBook"]
 
 _MAC_HEX_CHARS = 20  # 80 bits: unguessable, and short enough for a readable address
-_PAYLOAD = re.compile(r"^(?:u(?P<user>\d+)|g(?P<game>\d+)(?P<seat>[wb])(?P<player>\d+)|i(?P<invite>\d+))$")
+_PAYLOAD = re.compile(
+    r"^(?:u(?P<user>\d+)|g(?P<game>\d+)(?P<seat>[wb])(?P<player>\d+)|i(?P<invite>\d+)|c(?P<held>\d+))$")
 
 
 @dataclass(frozen=True, slots=True)
 class Address:
-    """What a verified address speaks for; ``kind`` is public, personal, seat or invitation."""
+    """What a verified address speaks for; ``kind`` is public, personal, seat, invitation or confirm."""
 
     kind: str
     account_id: int | None = None
     game_id: int | None = None
     seat: Seat | None = None
     challenge_id: int | None = None
+    inbox_id: int | None = None  # confirm: the held mail this address confirms
 
 
 PUBLIC = Address(kind="public")
@@ -63,6 +66,9 @@ class AddressBook:
     def invitation(self, challenge_id: int) -> str:
         return self._address(f"i{challenge_id}")
 
+    def confirm(self, inbox_id: int) -> str:
+        return self._address(f"c{inbox_id}")
+
     def verify(self, address: str) -> Address | None:
         """What ``address`` speaks for, or None when it is not ours or its token is forged."""
         local, at, domain = address.strip().strip("<>").lower().rpartition("@")
@@ -84,4 +90,6 @@ class AddressBook:
         if match["game"]:
             seat = Seat.WHITE if match["seat"] == "w" else Seat.BLACK
             return Address(kind="seat", account_id=int(match["player"]), game_id=int(match["game"]), seat=seat)
-        return Address(kind="invitation", challenge_id=int(match["invite"]))
+        if match["invite"]:
+            return Address(kind="invitation", challenge_id=int(match["invite"]))
+        return Address(kind="confirm", inbox_id=int(match["held"]))

@@ -48,6 +48,7 @@ class Outgoing:
     in_reply_to: str = ""
     references: Sequence[str] = ()
     auto_submitted: str = "auto-replied"
+    kind: str = "reply"  # "error": a reply that only reports failures (rate-limited per recipient)
     game_id: int | None = None
     #: Strings this recipient must never see (other seats' unrevealed secrets).
     forbidden: tuple[str, ...] = field(default=(), repr=False)

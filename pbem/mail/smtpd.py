@@ -16,9 +16,9 @@ from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from pbem.mail.addresses import AddressBook
+from pbem.mail.addresses import Address, AddressBook
 from pbem.store.db import Database
-from pbem.store.models import InboxItem, utcnow
+from pbem.store.models import Challenge, InboxItem, utcnow
 
 __all__ = ["Arrival", "GroupCommit", "InboundHandler", "store_batch", "store_inbound"]
 
@@ -130,6 +130,20 @@ class GroupCommit:
             self._flushing = False
 
 
+def expired_reason(db: Database, address: Address) -> str | None:
+    """Why a one-use address (invitation, confirmation) no longer takes mail; None while it does."""
+    with db.read() as session:
+        if address.kind == "invitation":
+            challenge = session.get(Challenge, address.challenge_id)
+            if challenge is None or challenge.status != "open":
+                return "this invitation has expired (it was answered or withdrawn)"
+        if address.kind == "confirm":
+            held = session.get(InboxItem, address.inbox_id)
+            if held is None or held.status != "held":
+                return "this confirmation address has expired (the mail was confirmed already)"
+    return None
+
+
 class InboundHandler:
     """aiosmtpd handler: no parsing or game logic here, only verification and storage."""
 
@@ -142,8 +156,17 @@ class InboundHandler:
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
     ) -> str:
-        if self.addresses.verify(address) is None:
+        verified = self.addresses.verify(address)
+        if verified is None:
             return f"550 5.1.1 <{address}>: no such address here"
+        if verified.kind in ("invitation", "confirm"):
+            try:
+                expired = await asyncio.to_thread(expired_reason, self.db, verified)
+            except Exception:
+                log.exception("could not check %s", address)
+                return "451 4.3.0 temporary failure; please retry"
+            if expired:
+                return f"550 5.1.1 <{address}>: {expired}"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 

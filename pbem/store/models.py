@@ -114,7 +114,7 @@ class InboxItem(SQLModel, table=True):
     envelope_from: str = Field(default="", max_length=320)
     recipients: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    status: str = Field(default="new", max_length=16, index=True)  # new, done, failed
+    status: str = Field(default="new", max_length=16, index=True)  # new, done, held, failed
     error: str = Field(default="", sa_column=Column(Text, nullable=False))
     received_at: datetime = Field(default_factory=utcnow)
     processed_at: datetime | None = None
@@ -128,6 +128,7 @@ class OutboxItem(SQLModel, table=True):
     message_id: str = Field(max_length=998)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     game_id: int | None = Field(default=None, index=True)
+    kind: str = Field(default="reply", max_length=16)  # reply, error (rate-limited), ...
     status: str = Field(default="pending", max_length=16, index=True)  # pending, sent, failed
     attempts: int = 0
     next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
