@@ -1,0 +1,171 @@
+"""The Space Chess engine: the Variant protocol over the rules, notation, diagram and options."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+from pbem.engine import IllegalMoveError, Note, Outcome, Seat, Transition, VariantBase, View
+from pbem.engine.base import Recipient
+from pbem.variants.space_chess import notation, rules
+from pbem.variants.space_chess.diagram import diagram
+from pbem.variants.space_chess.helptext import HELP_TEXT
+from pbem.variants.space_chess.model import (
+    KING,
+    PIECE_NAMES,
+    Move,
+    SpaceState,
+    dump_state,
+    load_state,
+    parse_options,
+    square_name,
+)
+
+__all__ = ["SpaceChess"]
+
+
+class SpaceChess(VariantBase[SpaceState, Move]):
+    """Chessex Space Chess: orthodox moves on three stacked boards, with level transfers from stars."""
+
+    key: ClassVar[str] = "space-chess"
+    aliases: ClassVar[tuple[str, ...]] = ("chessex",)
+    title: ClassVar[str] = "Space Chess"
+    rulings: ClassVar[tuple[str, ...]] = tuple(f"S{n}" for n in range(1, 17))
+
+    # -- the game ---------------------------------------------------------------------------------
+
+    def setup(self, options: Mapping[str, object] | None = None) -> SpaceState:
+        """The initial position; the engine's own options, overridden by ``options``, are validated here."""
+        return rules.initial_state(parse_options({**self.options, **(options or {})}))
+
+    def to_act(self, state: SpaceState) -> Seat | None:
+        if rules.outcome(state) is not None:
+            return None
+        return rules.seat_of(state.turn)
+
+    def move_number(self, state: SpaceState) -> int:
+        return state.fullmove
+
+    def legal_actions(self, state: SpaceState) -> Iterator[Move]:
+        if rules.outcome(state) is not None:
+            return iter(())
+        return iter(rules.legal_moves(state))
+
+    def parse_action(self, state: SpaceState, text: str) -> Move:
+        self._refuse_if_over(state)
+        return notation.parse(state, text)
+
+    def describe(self, state: SpaceState, action: Move) -> str:
+        return notation.describe(state, action)
+
+    def apply(self, state: SpaceState, action: Move) -> Transition[SpaceState]:
+        self._refuse_if_over(state)
+        if action not in rules.legal_moves(state):
+            raise IllegalMoveError(self._illegal_reason(state, action))
+        new = rules.play(state, action)
+        record = notation.describe(state, action)
+        if rules.in_check(new):
+            record += "+" if rules.legal_moves(new) else "#"
+        return Transition(new, record, tuple(self._notes(state, action, new)))
+
+    def _refuse_if_over(self, state: SpaceState) -> None:
+        over = rules.outcome(state)
+        if over is not None:
+            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
+
+    def _illegal_reason(self, state: SpaceState, action: Move) -> str:
+        if not all(0 <= s < 192 for s in action[:3]):
+            return f"illegal move {action!r}: no such square"
+        text = f"{square_name(action.origin)}-{square_name(action.final)}"
+        reason = rules.explain(state, action.origin, action.landing, action.final >> 6,
+                               action.promotion or None)
+        return f"illegal move {text!r}: {reason}"
+
+    def _notes(self, before: SpaceState, move: Move, after: SpaceState) -> list[Note]:
+        """News lines: captures, promotions, and why a first move stayed on its level."""
+        notes: list[Note] = []
+        mover = "White" if before.turn > 0 else "Black"
+        other = "Black" if before.turn > 0 else "White"
+        piece = before.board[move.origin]
+        name = PIECE_NAMES[abs(piece)]
+        if rules.is_capture(before, move):
+            taken_square = move.landing
+            if before.board[taken_square] == 0:  # en passant: the pawn stood behind the landing square
+                taken_square = move.landing - 8 * before.turn
+            taken = PIECE_NAMES[abs(before.board[taken_square])]
+            notes.append(Note(f"{other}'s {taken} on {square_name(taken_square)} is captured."))
+        if move.promotion:
+            notes.append(Note(f"{mover}'s pawn promotes to a {PIECE_NAMES[move.promotion]} on "
+                              f"{square_name(move.landing)}."))
+        first = before.unmoved >> move.origin & 1
+        if first and abs(piece) != KING and move.final == move.landing:
+            step = 64 * before.turn
+            blocked = before.board[move.landing + step] != 0
+            if blocked:
+                notes.append(Note(f"{mover}'s {name} stays on level {move.landing // 64 + 1}: "
+                                  f"{square_name(move.landing + step)} is occupied (ruling S4)."))
+            else:
+                notes.append(Note(f"{mover}'s {name} stays on level {move.landing // 64 + 1} to meet the "
+                                  "check (ruling S5)."))
+        if rules.in_check(after) and rules.legal_moves(after):
+            king = rules.king_square(after, after.turn)
+            notes.append(Note(f"{other}'s king on {square_name(king)} is in check."))
+        return notes
+
+    # -- results ----------------------------------------------------------------------------------
+
+    def outcome(self, state: SpaceState) -> Outcome | None:
+        return rules.outcome(state)
+
+    def claim_draw(self, state: SpaceState) -> Outcome | None:
+        if rules.outcome(state) is not None:
+            return None
+        if state.halfmove >= 100:
+            return Outcome.draw("50-move rule")
+        if rules.repetitions(state) >= 3:
+            return Outcome.draw("threefold repetition")
+        return None
+
+    # -- views ------------------------------------------------------------------------------------
+
+    def view(self, state: SpaceState, audience: Recipient) -> View:
+        over = rules.outcome(state)
+        seat = rules.seat_of(state.turn)
+        who = seat.value.capitalize()
+        status: list[str] = []
+        if over is not None:
+            status.append(f"Game over: {over.result} ({over.reason}).")
+        else:
+            status.append(f"{who} to move (move {state.fullmove}).")
+            if rules.in_check(state):
+                status.append(f"{who}'s king on {square_name(rules.king_square(state, state.turn))} is in check.")
+            claim = self.claim_draw(state)
+            if claim is not None:
+                status.append(f"{who} may claim a draw ({claim.reason}) by sending 'draw'.")
+        changed = state.options.changed()
+        if changed:
+            status.append("Options: " + ", ".join(f"{key}={value}" for key, value in changed.items())
+                          + " (see 'help space-chess').")
+        return View(
+            diagram=diagram(state, flipped=audience is Seat.BLACK),
+            to_move=None if over is not None else seat,
+            move_number=state.fullmove,
+            status=tuple(status),
+        )
+
+    def help_text(self) -> str:
+        return HELP_TEXT
+
+    # -- tools and storage ------------------------------------------------------------------------
+
+    def perft(self, state: SpaceState, depth: int) -> int:
+        """Leaf count of the legal-move tree (draws by claim ignored, as `pbem perft` documents)."""
+        if depth > 0 and rules.outcome(state) is not None:
+            return 0
+        return rules.perft(state, depth)
+
+    def dump(self, state: SpaceState) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, data: Mapping[str, Any]) -> SpaceState:
+        return load_state(data)

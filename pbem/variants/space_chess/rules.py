@@ -1,0 +1,626 @@
+"""Space Chess rules: move generation with level transfers, legality, playing a move, results and reasons."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+
+from pbem.engine import Outcome, Seat
+from pbem.variants.space_chess.geometry import (
+    BISHOP_RAYS,
+    KING_STEPS,
+    KNIGHT_JUMPS,
+    PAWN_ATTACKERS,
+    PAWN_CAPTURES,
+    ROOK_RAYS,
+    SQUARES,
+    markings,
+)
+from pbem.variants.space_chess.model import (
+    BISHOP,
+    BLACK,
+    KING,
+    KNIGHT,
+    PAWN,
+    PIECE_NAMES,
+    QUEEN,
+    ROOK,
+    WHITE,
+    Move,
+    Options,
+    SpaceState,
+    square,
+    square_name,
+)
+
+__all__ = [
+    "Position",
+    "attacked",
+    "castling_error",
+    "explain",
+    "in_check",
+    "initial_state",
+    "is_capture",
+    "king_square",
+    "legal_moves",
+    "outcome",
+    "perft",
+    "play",
+    "repetitions",
+    "seat_of",
+]
+
+_PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
+_BACK_RANK = (ROOK, KNIGHT, BISHOP, QUEEN, KING, BISHOP, KNIGHT, ROOK)
+
+
+def seat_of(colour: int) -> Seat:
+    return Seat.WHITE if colour == WHITE else Seat.BLACK
+
+
+def side_name(colour: int) -> str:
+    return "White" if colour == WHITE else "Black"
+
+
+# -- attacks --------------------------------------------------------------------------------------
+
+
+def attacked(board: list[int] | tuple[int, ...], target: int, by: int) -> bool:
+    """Whether a piece of colour ``by`` attacks ``target``; attacks never leave their level (S13)."""
+    knight, king, pawn = by * KNIGHT, by * KING, by * PAWN
+    for s in KNIGHT_JUMPS[target]:
+        if board[s] == knight:
+            return True
+    for s in PAWN_ATTACKERS[0 if by == WHITE else 1][target]:
+        if board[s] == pawn:
+            return True
+    for s in KING_STEPS[target]:
+        if board[s] == king:
+            return True
+    rook, bishop, queen = by * ROOK, by * BISHOP, by * QUEEN
+    for ray in ROOK_RAYS[target]:
+        for s in ray:
+            p = board[s]
+            if p:
+                if p in (rook, queen):
+                    return True
+                break
+    for ray in BISHOP_RAYS[target]:
+        for s in ray:
+            p = board[s]
+            if p:
+                if p in (bishop, queen):
+                    return True
+                break
+    return False
+
+
+# -- the working position -------------------------------------------------------------------------
+
+
+class Position:
+    """A mutable copy of a state's board for generation and search (make/unmake)."""
+
+    __slots__ = ("board", "ep", "options", "star", "symbol", "two_all", "unmoved", "us")
+
+    def __init__(self, state: SpaceState) -> None:
+        self.board = list(state.board)
+        self.us = state.turn
+        self.unmoved = state.unmoved
+        self.ep = state.ep
+        self.options = state.options
+        marks = markings(state.options)
+        self.star = marks.star
+        self.symbol = marks.king_symbol
+        self.two_all = state.options.two_level == "all"
+
+    def king(self, colour: int) -> int:
+        return self.board.index(colour * KING)
+
+    def promotes(self, landing: int) -> bool:
+        """Whether a pawn of the side to move arriving on ``landing`` promotes (S9, judged before any transfer)."""
+        rank = (landing & 63) >> 3
+        if rank != (7 if self.us == WHITE else 0):
+            return False
+        if self.options.promotion == "enemy-level":
+            return landing >> 6 == (2 if self.us == WHITE else 0)
+        return True
+
+
+def _transfers(pos: Position, landing: int, first: int, kind: int) -> tuple[list[int], int]:
+    """Final squares for a piece of type ``kind`` that arrived on ``landing``, and an S5 stay candidate or -1.
+
+    First move (S3, S4, S7, S11): toward the middle level, one level or, from a star, two; the
+    king may also stay; other pieces stay only when every transfer square is occupied. Later
+    moves: from a star 1 or 2 levels either way, a king also 1 level from a king symbol; optional.
+    """
+    board = pos.board
+    if first:
+        step = 64 * pos.us
+        options = []
+        target = landing + step
+        if 0 <= target < 192 and board[target] == 0:
+            options.append(target)
+        if pos.star[landing] and (pos.two_all or kind == PAWN):
+            target += step
+            if 0 <= target < 192 and board[target] == 0:
+                options.append(target)
+        if kind == KING:
+            return [landing, *options], -1
+        if not options:
+            return [landing], -1
+        return options, landing
+    if pos.star[landing]:
+        options = [landing]
+        base, level = landing & 63, landing >> 6
+        for other in range(3):
+            if other != level and board[base + 64 * other] == 0:
+                options.append(base + 64 * other)
+        return options, -1
+    if kind == KING and pos.symbol[landing]:
+        options = [landing]
+        level = landing >> 6
+        if level > 0 and board[landing - 64] == 0:
+            options.append(landing - 64)
+        if level < 2 and board[landing + 64] == 0:
+            options.append(landing + 64)
+        return options, -1
+    return [landing], -1
+
+
+def _pseudo(pos: Position, check: bool) -> tuple[list[Move], list[Move]]:
+    """Moves that obey everything but king safety, and the S5 stay candidates (first moves kept on the level)."""
+    board, us, unmoved, ep = pos.board, pos.us, pos.unmoved, pos.ep
+    moves: list[Move] = []
+    stays: list[Move] = []
+    colour_index = 0 if us == WHITE else 1
+    forward = 8 * us
+    last_rank = 7 if us == WHITE else 0
+
+    def add(origin: int, landing: int, first: int, kind: int) -> None:
+        finals, stay = _transfers(pos, landing, first, kind)
+        for final in finals:
+            moves.append(Move(origin, landing, final))
+        if stay >= 0:
+            stays.append(Move(origin, landing, stay))
+
+    for origin in SQUARES:
+        piece = board[origin] * us
+        if piece <= 0:
+            continue
+        first = unmoved >> origin & 1
+        if piece == PAWN:
+            if (origin & 63) >> 3 == last_rank:
+                continue  # a pawn left on the last rank of a non-promotion level has no moves (S9 option)
+            landings = []
+            one = origin + forward
+            if board[one] == 0:
+                landings.append(one)
+                two = one + forward
+                if first and two >> 6 == origin >> 6 and board[two] == 0:
+                    landings.append(two)
+            for target in PAWN_CAPTURES[colour_index][origin]:
+                if board[target] * us < 0 or target == ep:
+                    landings.append(target)
+            for landing in landings:
+                if (landing & 63) >> 3 == last_rank and pos.promotes(landing):
+                    for promotion in _PROMOTIONS:
+                        finals, _ = _transfers(pos, landing, 0, promotion)  # S15: the new piece has moved
+                        for final in finals:
+                            moves.append(Move(origin, landing, final, promotion))
+                else:
+                    add(origin, landing, first, PAWN)
+        elif piece == KNIGHT:
+            for target in KNIGHT_JUMPS[origin]:
+                if board[target] * us <= 0:
+                    add(origin, target, first, KNIGHT)
+        elif piece == KING:
+            for target in KING_STEPS[origin]:
+                if board[target] * us <= 0:
+                    add(origin, target, first, KING)
+            if first and not check:
+                _castlings(pos, origin, moves)
+        else:
+            rays = (ROOK_RAYS[origin] if piece == ROOK else BISHOP_RAYS[origin] if piece == BISHOP
+                    else ROOK_RAYS[origin] + BISHOP_RAYS[origin])
+            for ray in rays:
+                for target in ray:
+                    p = board[target] * us
+                    if p > 0:
+                        break
+                    add(origin, target, first, piece)
+                    if p < 0:
+                        break
+    return moves, stays
+
+
+def _castling_squares(origin: int, kingside: bool) -> tuple[int, int, int, tuple[int, ...]]:
+    """Rook square, king landing, rook landing and the squares between king and rook."""
+    if kingside:
+        return origin + 3, origin + 2, origin + 1, (origin + 1, origin + 2)
+    return origin - 4, origin - 2, origin - 1, (origin - 1, origin - 2, origin - 3)
+
+
+def _castlings(pos: Position, origin: int, moves: list[Move]) -> None:
+    """S6, S14, S16: orthodox conditions on the home level; both stay, or both go one level toward the middle."""
+    board, us = pos.board, pos.us
+    if origin != square(0 if us == WHITE else 2, 0 if us == WHITE else 7, 4):
+        return
+    step = 64 * us
+    for kingside in (True, False):
+        rook, landing, rook_landing, between = _castling_squares(origin, kingside)
+        if board[rook] != us * ROOK or not pos.unmoved >> rook & 1:
+            continue
+        if any(board[s] for s in between):
+            continue
+        if attacked(board, rook_landing, -us) or attacked(board, landing, -us):
+            continue
+        moves.append(Move(origin, landing, landing))
+        if board[landing + step] == 0 and board[rook_landing + step] == 0:
+            moves.append(Move(origin, landing, landing + step))
+
+
+# -- make / unmake --------------------------------------------------------------------------------
+
+_Undo = tuple[int, int, int, int, int, int, int]
+
+
+def _make(pos: Position, move: Move) -> _Undo:
+    """Play ``move`` on the position in place; the returned value undoes it."""
+    board, us = pos.board, pos.us
+    origin, landing, final, promotion = move
+    piece = board[origin]
+    kind = piece * us
+    taken_square, taken = landing, board[landing]
+    if kind == PAWN and taken == 0 and (landing - origin) & 7:
+        taken_square = landing - 8 * us  # en passant: the pawn that passed, on this level (S12)
+        taken = board[taken_square]
+        board[taken_square] = 0
+    board[origin] = 0
+    board[landing] = 0
+    board[final] = promotion * us if promotion else piece
+    rook_from = rook_to = -1
+    if kind == KING and abs((landing & 7) - (origin & 7)) == 2:
+        rook_from, _, rook_to, _ = _castling_squares(origin, (landing & 7) == 6)
+        rook_to += final - landing  # the rook transfers with the king (S6)
+        board[rook_to] = board[rook_from]
+        board[rook_from] = 0
+    undo = (piece, taken, taken_square, rook_from, rook_to, pos.unmoved, pos.ep)
+    cleared = (1 << origin) | (1 << landing)
+    if rook_from >= 0:
+        cleared |= 1 << rook_from  # S16: castling is the rook's first move too
+    pos.unmoved &= ~cleared
+    pos.ep = -1
+    if kind == PAWN and abs(landing - origin) == 16:
+        skipped = final - 8 * us
+        if board[skipped] == 0:
+            enemy_pawn = -us * PAWN
+            for s in PAWN_ATTACKERS[1 if us == WHITE else 0][skipped]:
+                if board[s] == enemy_pawn:
+                    pos.ep = skipped
+                    break
+    pos.us = -us
+    return undo
+
+
+def _unmake(pos: Position, move: Move, undo: _Undo) -> None:
+    board = pos.board
+    origin, landing, final, _ = move
+    piece, taken, taken_square, rook_from, rook_to, unmoved, ep = undo
+    if rook_from >= 0:
+        board[rook_from] = board[rook_to]
+        board[rook_to] = 0
+    board[final] = 0
+    board[landing] = 0
+    board[origin] = piece
+    board[taken_square] = taken
+    pos.unmoved, pos.ep = unmoved, ep
+    pos.us = -pos.us
+
+
+def _pinned(board: list[int], king: int, us: int) -> int:
+    """Bit set of the mover's pieces pinned to its king on the king's level (against an enemy slider)."""
+    pinned = 0
+    for rays, slider in ((ROOK_RAYS[king], -us * ROOK), (BISHOP_RAYS[king], -us * BISHOP)):
+        queen = -us * QUEEN
+        for ray in rays:
+            own = -1
+            for s in ray:
+                p = board[s]
+                if not p:
+                    continue
+                if own < 0 and p * us > 0:
+                    own = s
+                    continue
+                if own >= 0 and p in (slider, queen):
+                    pinned |= 1 << own
+                break
+    return pinned
+
+
+def _safe(pos: Position, move: Move, king: int, check: bool, pinned: int) -> bool:
+    """S13: after the move and any transfer, the mover's king is not attacked on its final level."""
+    board, us = pos.board, pos.us
+    origin = move.origin
+    piece = board[origin] * us
+    if piece == KING:
+        return _tested(pos, move, move.final)
+    king_level = king >> 6
+    if not check:
+        if origin >> 6 != king_level:
+            return True  # nothing leaves or is taken on the king's level, and an arrival cannot hurt
+        if not pinned >> origin & 1 and not (piece == PAWN and board[move.landing] == 0
+                                             and (move.landing - move.origin) & 7):
+            return True  # not pinned and no en passant (which also empties a second square)
+    elif origin >> 6 != king_level and move.final >> 6 != king_level:
+        return False  # the check on the king's level is untouched
+    return _tested(pos, move, king)
+
+
+def _tested(pos: Position, move: Move, king: int) -> bool:
+    us = pos.us
+    undo = _make(pos, move)
+    safe = not attacked(pos.board, king, -us)
+    _unmake(pos, move, undo)
+    return safe
+
+
+def _generate(pos: Position) -> list[Move]:
+    board, us = pos.board, pos.us
+    king = board.index(us * KING)
+    check = attacked(board, king, -us)
+    pinned = 0 if check else _pinned(board, king, us)
+    moves, stays = _pseudo(pos, check)
+    legal = [m for m in moves if _safe(pos, m, king, check, pinned)]
+    # S5: a first move may stay on its level (although it could transfer) only out of check, and by
+    # default only when nothing else gets the king out of check; option first-move-stay=in-check
+    # is the video's reading: whenever it ends the check.
+    if check and stays and (not legal or pos.options.first_move_stay == "in-check"):
+        legal.extend(m for m in stays if _safe(pos, m, king, check, pinned))
+    return legal
+
+
+@lru_cache(maxsize=8192)
+def legal_moves(state: SpaceState) -> tuple[Move, ...]:
+    """Every legal move of the side to move (game-ending draws are the caller's business)."""
+    return tuple(_generate(Position(state)))
+
+
+def king_square(state: SpaceState, colour: int) -> int:
+    return state.board.index(colour * KING)
+
+
+def in_check(state: SpaceState) -> bool:
+    return attacked(state.board, king_square(state, state.turn), -state.turn)
+
+
+def is_capture(state: SpaceState, move: Move) -> bool:
+    board = state.board
+    if board[move.landing] * state.turn < 0:
+        return True
+    return board[move.origin] * state.turn == PAWN and bool((move.landing - move.origin) & 7)
+
+
+def perft(state: SpaceState, depth: int) -> int:
+    """Leaf nodes of the legal-move tree, by make/unmake on one working position."""
+    if depth == 0:
+        return 1
+    pos = Position(state)
+
+    def count(depth: int) -> int:
+        moves = _generate(pos)
+        if depth == 1:
+            return len(moves)
+        total = 0
+        for move in moves:
+            undo = _make(pos, move)
+            total += count(depth - 1)
+            _unmake(pos, move, undo)
+        return total
+
+    return count(depth)
+
+
+# -- states ---------------------------------------------------------------------------------------
+
+
+def _key(board: tuple[int, ...] | list[int], turn: int, unmoved: int, ep: int) -> str:
+    """A short digest of what makes positions the same for repetition: board, side, first-move rights, e.p."""
+    data = bytes(p + 6 for p in board) + bytes([turn + 1]) + unmoved.to_bytes(24, "big") + (ep + 1).to_bytes(1, "big")
+    return hashlib.blake2b(data, digest_size=10).hexdigest()
+
+
+def initial_state(options: Options) -> SpaceState:
+    board = [0] * 192
+    unmoved = 0
+    for file, kind in enumerate(_BACK_RANK):
+        for index, piece in ((square(0, 0, file), kind), (square(0, 1, file), PAWN),
+                             (square(2, 7, file), -kind), (square(2, 6, file), -PAWN)):
+            board[index] = piece
+            unmoved |= 1 << index
+    return SpaceState(board=tuple(board), turn=WHITE, unmoved=unmoved, ep=-1, options=options,
+                      history=(_key(board, WHITE, unmoved, -1),))
+
+
+def play(state: SpaceState, move: Move) -> SpaceState:
+    """The state after a legal ``move`` (the caller checks legality)."""
+    pos = Position(state)
+    pawn = state.board[move.origin] * state.turn == PAWN
+    capture = is_capture(state, move)
+    _make(pos, move)
+    halfmove = 0 if pawn or capture else state.halfmove + 1
+    key = _key(pos.board, pos.us, pos.unmoved, pos.ep)
+    # Positions before an irreversible move (pawn move, capture, a first move) can never recur.
+    history = (key,) if halfmove == 0 or pos.unmoved != state.unmoved else (*state.history, key)
+    return SpaceState(board=tuple(pos.board), turn=pos.us, unmoved=pos.unmoved, ep=pos.ep, halfmove=halfmove,
+                      fullmove=state.fullmove + (1 if state.turn == BLACK else 0), options=state.options,
+                      history=history)
+
+
+def repetitions(state: SpaceState) -> int:
+    """How often the current position has occurred (same board, side, first-move rights and e.p.)."""
+    return state.history.count(state.history[-1]) if state.history else 1
+
+
+def _insufficient(board: tuple[int, ...]) -> bool:
+    """Bare kings, or a king and one knight or bishop against a bare king: no mate is possible.
+
+    Attacks and mates happen on one level (S13) and a king has at least its orthodox moves on its
+    level, so a 3D mate would be an orthodox mate of the same material, which does not exist.
+    """
+    if len(board) - board.count(0) > 3:
+        return False
+    others = [abs(p) for p in board if p and abs(p) != KING]
+    return not others or (len(others) == 1 and others[0] in (KNIGHT, BISHOP))
+
+
+@lru_cache(maxsize=8192)
+def outcome(state: SpaceState) -> Outcome | None:
+    """Mate and stalemate (S13), dead material, and the automatic 75-move and fivefold draws."""
+    if not legal_moves(state):
+        if in_check(state):
+            return Outcome.win(seat_of(-state.turn), "checkmate")
+        return Outcome.draw("stalemate")
+    if _insufficient(state.board):
+        return Outcome.draw("insufficient material")
+    if state.halfmove >= 150:
+        return Outcome.draw("75-move rule")
+    if repetitions(state) >= 5:
+        return Outcome.draw("fivefold repetition")
+    return None
+
+
+# -- reasons for refusals ---------------------------------------------------------------------------
+
+
+def _piece_phrase(piece: int) -> str:
+    return PIECE_NAMES[abs(piece)]
+
+
+def _star_list(options: Options) -> str:
+    return ", ".join(markings(options).star_names)
+
+
+def castling_error(state: SpaceState, kingside: bool, transfer: bool) -> str:
+    """Why the castling asked for is not legal (the first condition that fails)."""
+    us = state.turn
+    board = state.board
+    name = "kingside" if kingside else "queenside"
+    origin = square(0 if us == WHITE else 2, 0 if us == WHITE else 7, 4)
+    if board[origin] != us * KING or not state.unmoved >> origin & 1:
+        return "the king has already moved, so it cannot castle (ruling S16)"
+    rook, landing, rook_landing, between = _castling_squares(origin, kingside)
+    if board[rook] != us * ROOK or not state.unmoved >> rook & 1:
+        return f"the {name} rook has already moved or is gone (ruling S16)"
+    if any(board[s] for s in between):
+        return f"there are pieces between king and rook on level {origin // 64 + 1}"
+    if attacked(board, origin, -us):
+        return "the king is in check and may not castle out of it"
+    if attacked(board, rook_landing, -us):
+        return f"the king would pass through check on {square_name(rook_landing)}"
+    if attacked(board, landing, -us):
+        return f"the king would castle into check on {square_name(landing)}"
+    if transfer:
+        step = 64 * us
+        for s in (landing + step, rook_landing + step):
+            if board[s]:
+                return f"{square_name(s)} is occupied, so king and rook cannot transfer together (ruling S6)"
+        return f"the king would be in check on {square_name(landing + step)} after the transfer (ruling S14)"
+    return "it would leave the king in check"
+
+
+def _shape_error(state: SpaceState, origin: int, landing: int) -> str:
+    """Why the piece on ``origin`` cannot arrive on ``landing`` on its own level."""
+    board, us = state.board, state.turn
+    piece = board[origin]
+    kind = abs(piece)
+    name = _piece_phrase(piece)
+    where, there = square_name(origin), square_name(landing)
+    occupant = board[landing]
+    if landing == origin:
+        return "a move must go to another square"
+    if occupant * us > 0:
+        return (f"your own {_piece_phrase(occupant)} stands on {there}; a piece moves on its own level first "
+                f"and transfers only at the end of the move (ruling S3)")
+    if kind == PAWN:
+        forward = 8 * us
+        if landing in PAWN_CAPTURES[0 if us == WHITE else 1][origin]:
+            return (f"a pawn moves diagonally only to capture, and {there} holds no enemy piece: "
+                    f"captures happen only on the mover's own level")
+        if landing in (origin + forward, origin + 2 * forward) and landing >> 6 == origin >> 6:
+            if landing == origin + 2 * forward and not state.unmoved >> origin & 1:
+                return "only a pawn's first move may be a double step"
+            return f"the pawn is blocked: {there if occupant else square_name(origin + forward)} is occupied"
+        return f"a pawn cannot move from {where} to {there}"
+    if kind == KNIGHT:
+        return f"a knight cannot move from {where} to {there}"
+    if kind == KING:
+        return f"a king moves one square (or castles): it cannot go from {where} to {there}"
+    rays = ROOK_RAYS[origin] if kind == ROOK else BISHOP_RAYS[origin] if kind == BISHOP else (
+        ROOK_RAYS[origin] + BISHOP_RAYS[origin])
+    for ray in rays:
+        if landing in ray:
+            blocker = next(s for s in ray if board[s])
+            return f"the way from {where} to {there} is blocked on level {origin // 64 + 1} (at {square_name(blocker)})"
+    return f"a {name} cannot move from {where} to {there}"
+
+
+def explain(state: SpaceState, origin: int, landing: int, final_level: int | None, promotion: int | None) -> str:
+    """Why no legal move goes from ``origin`` via ``landing`` (same level) to ``final_level`` (0..2 or any)."""
+    board, us = state.board, state.turn
+    piece = board[origin]
+    where = square_name(origin)
+    if piece == 0:
+        return f"there is no piece on {where}"
+    if piece * us < 0:
+        return f"the {_piece_phrase(piece)} on {where} is {side_name(-us)}'s, not yours"
+    pos = Position(state)
+    king = pos.king(us)
+    check = attacked(pos.board, king, -us)
+    moves, stays = _pseudo(pos, check)
+    candidates = [m for m in moves + stays if m.origin == origin and m.landing == landing]
+    if abs(piece) == KING and abs((landing & 7) - (origin & 7)) == 2 and landing >> 6 == origin >> 6:
+        transfer = final_level is not None and final_level != origin >> 6
+        return castling_error(state, (landing & 7) == 6, transfer)
+    if not candidates:
+        return _shape_error(state, origin, landing)
+    if promotion is not None:
+        if not any(m.promotion for m in candidates):
+            if state.options.promotion == "enemy-level" and (landing & 63) >> 3 == (7 if us == WHITE else 0):
+                return (f"pawns promote only on the enemy level, level {3 if us == WHITE else 1} "
+                        "(option promotion=enemy-level)")
+            return "only a pawn that reaches the last rank promotes"
+        candidates = [m for m in candidates if m.promotion == promotion]
+    wanted = [m for m in candidates if final_level is None or m.final >> 6 == final_level]
+    legal = [m for m in legal_moves(state) if m.origin == origin and m.landing == landing]
+    allowed = ", ".join(sorted({square_name(m.final) for m in legal}))
+    hint = f" (possible: {allowed})" if allowed else ""
+    if not wanted and final_level is not None:
+        target = (landing & 63) + 64 * final_level
+        first = state.unmoved >> origin & 1
+        kind = abs(piece)
+        if board[target] and target != origin:
+            return (f"{square_name(target)} is occupied, and a piece transfers only to an empty square "
+                    "(ruling S4)" + hint)
+        if first:
+            return ("on its first move a piece transfers toward the middle level: one level, or one or two "
+                    f"from a star{'' if state.options.two_level == 'all' or kind == PAWN else ' (pawns only)'}"
+                    + hint)
+        if kind == KING and markings(state.options).king_symbol[landing]:
+            return "from a king symbol the king changes only one level" + hint
+        return (f"a piece changes level only by ending its move on a star ({_star_list(state.options)})"
+                + (", a king also on a king symbol (f1, f8)" if kind == KING else "") + hint)
+    stay = [m for m in wanted if m in stays]
+    if stay and len(stay) == len(wanted):
+        if not check:
+            return ("on its first move a piece must transfer toward the middle level when the square there is "
+                    "empty; it may stay only to get out of check (ruling S5)" + hint)
+        if state.options.first_move_stay == "last-resort":
+            return ("on its first move a piece may stay on its level only when that is the only way out of "
+                    "check (ruling S5)" + hint)
+    king_name = square_name(king)
+    if check:
+        return f"your king on {king_name} is in check, and this move does not end the check" + hint
+    if abs(piece) == KING:
+        return "the king would be in check there (attacks stay on their level, ruling S13)" + hint
+    return f"it would leave your king on {king_name} in check" + hint
