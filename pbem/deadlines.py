@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlmodel import col, func, select
 
@@ -22,7 +22,7 @@ from pbem.gameplay import board_block, close_game, engine_for, game_mail, game_o
 from pbem.service import queue_outgoing
 from pbem.store.db import Database
 from pbem.store.models import Account, Game
-from pbem.timekeeping import clock_of, grace, on_vacation, store_clock
+from pbem.timekeeping import clock_of, control_of, grace, on_vacation, store_clock
 
 __all__ = ["Sweeper"]
 
@@ -67,7 +67,7 @@ class Sweeper:
                 return 0  # another sweep (or a move) got there first
             ctx = Context(session=session, services=self.services)
             ctx.touched_games[game_id] = game
-            clock = clock_of(self.services.config, game)
+            clock = clock_of(self.services.config, game) or self._legacy_clock(ctx, game)
             if clock is None or clock.to_move is None or clock.deadline() is None:
                 store_clock(self.services.config, game, clock)
             else:
@@ -78,6 +78,16 @@ class Sweeper:
             session.add(game)
             queue_outgoing(ctx)
             return 1
+
+    def _legacy_clock(self, ctx: Context, game: Game) -> Clock | None:
+        """A clock for a game from before clocks were kept: its turn ends at the deadline it had."""
+        if game.deadline is None:
+            return None
+        control = control_of(self.services.config, game.time_control)
+        engine = engine_for(game)
+        to_move = engine.to_act(engine.load(game.state))
+        started = game.deadline - timedelta(seconds=control.time_to_spend(control.budget_seconds))
+        return Clock.start(control, started, to_move.value if to_move else None)
 
     def _apply(self, ctx: Context, game: Game, clock: Clock, now: datetime) -> Clock:
         config = self.services.config

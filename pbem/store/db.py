@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -26,6 +26,7 @@ from pbem.store import models
 __all__ = ["Database"]
 
 _READ_ONLY = "pbem_read_only"
+_MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key of schema migrations
 
 
 def _prepare_sqlite(engine: Engine) -> None:
@@ -67,6 +68,26 @@ class Database:
         self._write_lock = threading.Lock() if self.is_sqlite else contextlib.nullcontext()
 
     def create_all(self) -> None:
+        """Bring the schema up to date: the Alembic migrations, which keep existing games."""
+        self.migrate()
+
+    def migrate(self) -> None:
+        from alembic import command
+        from alembic.config import Config as AlembicConfig
+
+        config = AlembicConfig()
+        config.set_main_option("script_location", str(Path(__file__).resolve().parent.parent / "migrations"))
+        with self._write_lock, self.engine.begin() as connection:
+            if not self.is_sqlite:  # two instances starting at once: one migrates, the other waits
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+            config.attributes["connection"] = connection
+            tables = set(inspect(connection).get_table_names())
+            if "game" in tables and "alembic_version" not in tables:
+                # A database made by create_all before migrations existed: say which schema it has.
+                columns = {column["name"] for column in inspect(connection).get_columns("game")}
+                command.stamp(config, "0002" if "clock" in columns else "0001")
+            command.upgrade(config, "head")
+        # Tables of models that have no migration yet (a safety net; tests check there are none).
         SQLModel.metadata.create_all(self.engine)
 
     def dispose(self) -> None:
