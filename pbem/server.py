@@ -16,7 +16,7 @@ from pbem.mail.outbound import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
 from pbem.scheduler import Alarm
 from pbem.service import Worker
-from pbem.store.db import Database
+from pbem.store.db import Database, Leadership
 
 __all__ = ["Server"]
 
@@ -26,8 +26,9 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 2.0
 #: Mails the worker applies per commit: amortises the commit under load, costs nothing when idle.
 WORKER_BATCH = 16
-#: The scheduler's safety-net sweep; the real wake-ups are armed at each game's next event.
-SWEEP_POLL_SECONDS = 60.0
+#: The scheduler's safety-net sweep (and how soon a standby instance takes over a dead leader);
+#: the real wake-ups are armed at each game's next event.
+SWEEP_POLL_SECONDS = 10.0
 
 
 class Server:
@@ -44,6 +45,7 @@ class Server:
         self.deliverer = Deliverer(self.db, str(config.get("outbound", "smtp_host")),
                                    int(config.get("outbound", "smtp_port")), str(config.get("outbound", "maildir")))
         self.sweeper = Sweeper(self.db, self.services)
+        self.leadership = Leadership(self.db)
         self.alarm = Alarm(self._sweep, SWEEP_POLL_SECONDS)
         self._inbox_event = asyncio.Event()
         self._outbox_event = asyncio.Event()
@@ -94,6 +96,8 @@ class Server:
         if self._stopping.is_set():
             return
         try:
+            if not await asyncio.to_thread(self.leadership.hold):
+                return  # another instance runs the scheduler; we take over if it dies
             if await asyncio.to_thread(self.sweeper.sweep):
                 self._outbox_event.set()
             self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
@@ -126,6 +130,7 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await asyncio.to_thread(self.deliverer.close)  # QUIT may wait on a relay served by this very loop
+        await asyncio.to_thread(self.leadership.release)
         self.db.dispose()
 
     async def run_forever(self) -> None:

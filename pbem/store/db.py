@@ -23,10 +23,11 @@ from sqlmodel import Session, SQLModel, create_engine
 
 from pbem.store import models
 
-__all__ = ["Database"]
+__all__ = ["Database", "Leadership"]
 
 _READ_ONLY = "pbem_read_only"
 _MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key of schema migrations
+_LEADER_LOCK = 0x7062656E  # the advisory lock key held by the instance that runs the scheduler
 
 
 def _prepare_sqlite(engine: Engine) -> None:
@@ -124,3 +125,51 @@ class Database:
     def claimable(self, statement: Any) -> Any:
         """``statement`` taking rows no other instance holds (PostgreSQL ``SKIP LOCKED``)."""
         return statement if self.is_sqlite else statement.with_for_update(skip_locked=True)
+
+
+class Leadership:
+    """Which instance runs the scheduler: on PostgreSQL the holder of a session advisory lock.
+
+    The lock lives on a connection of its own; when its instance dies the
+    connection closes, the lock goes with it, and the next instance to ask
+    takes over. SQLite has one instance per file, which always leads.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._connection: Any = None
+
+    def hold(self) -> bool:
+        """True while this instance leads (taking the lead if it is free)."""
+        if self.db.is_sqlite:
+            return True
+        if self._connection is not None:
+            try:
+                self._connection.execute(text("SELECT 1"))
+                return True
+            except Exception:  # the connection broke: the lock is gone with it
+                self._drop()
+        connection = self.db.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        try:
+            leading = bool(connection.execute(text("SELECT pg_try_advisory_lock(:key)"),
+                                              {"key": _LEADER_LOCK}).scalar())
+        except Exception:
+            connection.close()
+            raise
+        if not leading:
+            connection.close()
+            return False
+        self._connection = connection
+        return True
+
+    def release(self) -> None:
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _LEADER_LOCK})
+            self._drop()
+
+    def _drop(self) -> None:
+        with contextlib.suppress(Exception):
+            self._connection.invalidate()  # never back to the pool with a session lock on it
+            self._connection.close()
+        self._connection = None

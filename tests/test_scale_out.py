@@ -1,0 +1,155 @@
+"""Two `pbem serve` instances on one PostgreSQL database: moves applied once, deadlines fired once, failover."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from tests.harness import Harness, Player, body_of
+from tests.pipeline import drop_postgres, fresh_postgres_url, postgres_available
+
+pytestmark = pytest.mark.skipif(bool(postgres_available()), reason=str(postgres_available()))
+
+LEADER_LOCK = 0x7062656E
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Instance:
+    """One `pbem serve` process with its own listener port."""
+
+    def __init__(self, tmp_path: Path, name: str, harness: Harness, url: str) -> None:
+        self.port = free_port()
+        self.config = tmp_path / f"{name}.toml"
+        self.config.write_text(
+            f'[server]\nsecret_key = "{harness.environ["PBEM_SERVER_SECRET_KEY"]}"\n'
+            f'[smtp]\nport = {self.port}\n'
+            f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
+            f'[database]\nurl = "{url}"\n'
+            f"[games]\nreminders = []\nremind_before_days = 0\n", encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+        self.process = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--config", str(self.config)],
+                                        env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.process.poll() is None, self.process.stderr.read().decode() if self.process.stderr else ""
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return
+            assert time.monotonic() < deadline, f"{name} did not start"
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    found = fresh_postgres_url()
+    yield found
+    drop_postgres(found)
+
+
+def leader_held(url: str) -> bool:
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        held = connection.execute(text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+                                       "objid = :key AND granted"), {"key": LEADER_LOCK}).scalar()
+    engine.dispose()
+    return bool(held)
+
+
+def via(harness: Harness, instance: Instance) -> None:
+    harness.port = instance.port  # the next mails go to this instance's listener
+
+
+def is_over(mail: EmailMessage) -> bool:
+    return "lost on time" in body_of(mail)
+
+
+def start_game(harness: Harness, alice: Player, bob: Player, a: Instance, b: Instance, terms: str,
+               welcome_a: EmailMessage, welcome_b: EmailMessage) -> tuple[EmailMessage, EmailMessage]:
+    via(harness, a)
+    alice.reply(welcome_a, f"challenge bob hyperspace white {terms}")
+    number = re.search(r"Challenge (\d+) sent", body_of(alice.next_mail(lambda m: "Challenge" in body_of(m))))
+    assert number
+    via(harness, b)
+    bob.reply(welcome_b, f"accept {number.group(1)}")
+    opening_a = alice.next_mail(lambda m: "You play" in body_of(m))
+    opening_b = bob.next_mail(lambda m: "You play" in body_of(m))
+    return opening_a, opening_b
+
+
+def test_two_instances_apply_moves_once_fire_deadlines_once_and_fail_over(tmp_path: Path, url: str) -> None:
+    harness = Harness(tmp_path, serve=False)
+    a = Instance(tmp_path, "a", harness, url)
+    deadline = time.monotonic() + 20
+    while not leader_held(url):  # a leads: it started first
+        assert time.monotonic() < deadline, "no instance took the scheduler lock"
+        time.sleep(0.2)
+    b = Instance(tmp_path, "b", harness, url)
+    try:
+        alice, bob = Player(harness, "alice@players.example"), Player(harness, "bob@players.example")
+        via(harness, a)
+        welcome_a = alice.register("alice")
+        via(harness, b)
+        welcome_b = bob.register("bob")
+        game_a, game_b = start_game(harness, alice, bob, a, b, "days 7", welcome_a, welcome_b)
+
+        # Each move sent to both instances at once, with different Message-IDs: one is played, one refused.
+        for mover, other, mail, text_ in ((alice, bob, game_a, "e4 #1"), (bob, alice, game_b, "e5 #1"),
+                                          (alice, bob, game_a, "Nf3 #2"), (bob, alice, game_b, "Nc6 #2")):
+            for instance in (a, b):
+                via(harness, instance)
+                mover.reply(mail, text_)
+            answers = [mover.next_mail(), mover.next_mail()]
+            played = [m for m in answers if "Played" in body_of(m)]
+            refused = [m for m in answers if "Not played" in body_of(m)]
+            assert len(played) == 1 and len(refused) == 1, [body_of(m) for m in answers]
+            other.next_mail(lambda m: "played" in body_of(m))
+        engine = create_engine(url)
+        with engine.connect() as connection:
+            plies = connection.execute(text("SELECT ply FROM moverecord WHERE game_id = 1 ORDER BY ply")).all()
+        engine.dispose()
+        assert [row[0] for row in plies] == [1, 2, 3, 4]
+
+        # A deadline with both instances up: one loss on time, mailed once.
+        start_game(harness, alice, bob, a, b, "days 0.00004", welcome_a, welcome_b)  # 3.5 s
+        assert is_over(alice.next_mail(is_over, timeout=30))
+        harness.settle(quiet=2.0)
+        assert sum(is_over(m) for m in alice.inbox()) == 1 and sum(is_over(m) for m in bob.inbox()) == 1
+
+        # The leader dies without a word: b takes the scheduler over and the next deadline still fires once.
+        a.kill()
+        start_game(harness, alice, bob, b, b, "days 0.00004", welcome_a, welcome_b)
+        deadline = time.monotonic() + 40
+        while sum(is_over(m) for m in alice.inbox()) < 2:
+            assert time.monotonic() < deadline, "the standby instance did not take over the deadlines"
+            time.sleep(0.2)
+        harness.settle(quiet=2.0)
+        assert sum(is_over(m) for m in alice.inbox()) == 2 and sum(is_over(m) for m in bob.inbox()) == 2
+    finally:
+        a.stop()
+        b.stop()
+        harness.close()
