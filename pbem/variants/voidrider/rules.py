@@ -1,0 +1,419 @@
+"""Voidrider Chess rules: attacks, move generation with space moves, legality, playing a move, results, perft."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from pbem.engine import Outcome, Seat
+from pbem.variants.voidrider.geometry import (
+    ALL_RAYS,
+    BLACK_PAWN_ATTACKERS,
+    DIAGONAL_RAYS,
+    EAST,
+    HEIGHT,
+    KING_STEPS,
+    KNIGHT_LEAPS,
+    NORTH,
+    ORTHOGONAL_RAYS,
+    ORTHOGONAL_STEPS,
+    SIDE_NEIGHBOURS,
+    SOUTH,
+    WEST,
+    WHITE_PAWN_ATTACKERS,
+    cell,
+    file_of,
+    rank_of,
+)
+from pbem.variants.voidrider.model import (
+    EMPTY,
+    PROMOTIONS,
+    VOID,
+    Move,
+    VoidriderState,
+    position_key,
+)
+
+__all__ = [
+    "CASTLING",
+    "attacked",
+    "castling_move",
+    "in_check",
+    "is_capture",
+    "is_castling",
+    "king_cell",
+    "legal_moves",
+    "outcome",
+    "perft",
+    "play",
+    "pseudo_legal_moves",
+    "repetitions",
+    "supported",
+]
+
+#: A move inside the generator: from, to, space move?, promotion letter (upper case) or None.
+_Raw = tuple[int, int, bool, str | None]
+
+_WHITE_PIECES = "KRBNPV"
+_BLACK_PIECES = "krbnpv"
+
+#: Castling right letter -> (king home, rook home, king target, rook target); O-O is toward the g-file.
+CASTLING: dict[str, tuple[int, int, int, int]] = {
+    "A": (cell(3, 1), cell(0, 1), cell(1, 1), cell(2, 1)),
+    "G": (cell(3, 1), cell(6, 1), cell(5, 1), cell(4, 1)),
+    "a": (cell(3, 7), cell(0, 7), cell(1, 7), cell(2, 7)),
+    "g": (cell(3, 7), cell(6, 7), cell(5, 7), cell(4, 7)),
+}
+_RIGHT_BITS = {"A": 1, "G": 2, "a": 4, "g": 8}
+_ORDER = "AGag"
+#: Rights lost when a move starts or ends on a cell: the king's or that rook's home.
+_LOSES = [0] * (HEIGHT * 7)
+for _letter, (_king, _rook, _, _) in CASTLING.items():
+    _LOSES[_king] |= _RIGHT_BITS[_letter]
+    _LOSES[_rook] |= _RIGHT_BITS[_letter]
+#: Pawn space-move directions: never backward (rules text, "a Pawn may never move its space backwards").
+_PAWN_SPACE_DIRECTIONS = {True: (EAST, WEST, NORTH), False: (EAST, WEST, SOUTH)}
+
+
+def _mask(castling: str) -> int:
+    bits = 0
+    for letter in castling:
+        bits |= _RIGHT_BITS[letter]
+    return bits
+
+
+def _letters(mask: int) -> str:
+    return "".join(letter for letter in _ORDER if mask & _RIGHT_BITS[letter])
+
+
+# -- attacks ----------------------------------------------------------------------------------------
+
+
+def attacked(board: str | list[str], target: int, by_white: bool) -> bool:
+    """Is ``target`` attacked by the side ``by_white``, with the spaces as they are on ``board``?
+
+    Sliders stop at void (W5); the Voidrider attacks the first space in each of the eight
+    directions, adjacent or across void (W11); knights leap.
+    """
+    if by_white:
+        knight, king, pawn, rook, bishop, rider = "NKPRBV"
+        pawn_cells = WHITE_PAWN_ATTACKERS[target]
+    else:
+        knight, king, pawn, rook, bishop, rider = "nkprbv"
+        pawn_cells = BLACK_PAWN_ATTACKERS[target]
+    for c in KNIGHT_LEAPS[target]:
+        if board[c] == knight:
+            return True
+    for c in KING_STEPS[target]:
+        if board[c] == king:
+            return True
+    for c in pawn_cells:
+        if board[c] == pawn:
+            return True
+    for rays, slider in ((ORTHOGONAL_RAYS[target], rook), (DIAGONAL_RAYS[target], bishop)):
+        for ray in rays:
+            void_seen = space_seen = False
+            for c in ray:
+                p = board[c]
+                if p == VOID:
+                    if space_seen:
+                        break  # a slider is blocked by it, and the rider's first space was nearer
+                    void_seen = True
+                elif p == EMPTY:
+                    if void_seen:
+                        break  # the rider's first space is empty; sliders never crossed the void
+                    space_seen = True
+                else:
+                    if (p == slider and not void_seen) or (p == rider and not space_seen):
+                        return True
+                    break
+    return False
+
+
+def king_cell(board: str | list[str], white: bool) -> int:
+    return board.index("K" if white else "k")
+
+
+def in_check(state: VoidriderState) -> bool:
+    white = state.turn is Seat.WHITE
+    return attacked(state.board, king_cell(state.board, white), not white)
+
+
+def supported(board: str | list[str], target: int, vacated: int) -> bool:
+    """The adjacency rule: ``target`` shares a side with a space other than the vacated cell (W2)."""
+    for c in SIDE_NEIGHBOURS[target]:  # noqa: SIM110 - a plain loop beats any() in the move generator
+        if c != vacated and board[c] != VOID:
+            return True
+    return False
+
+
+# -- generation -------------------------------------------------------------------------------------
+
+
+def _pseudo(b: list[str], white: bool, rights: int) -> list[_Raw]:
+    own = _WHITE_PIECES if white else _BLACK_PIECES
+    moves: list[_Raw] = []
+    add = moves.append
+    last_rank = HEIGHT - 1 if white else 0
+    for frm, p in enumerate(b):
+        if p not in own:
+            continue
+        kind = p.upper()
+        if kind == "P":
+            forward = NORTH if white else SOUTH
+            ahead = ORTHOGONAL_STEPS[frm][forward]
+            if ahead >= 0:
+                promotes = rank_of(ahead) == last_rank
+                if b[ahead] == EMPTY:
+                    _add_pawn(add, frm, ahead, False, promotes)
+                rank = rank_of(ahead)
+                for df in (-1, 1):
+                    f = file_of(frm) + df
+                    if 0 <= f < 7:
+                        to = cell(f, rank)
+                        q = b[to]
+                        if q != VOID and q != EMPTY and q not in own:
+                            _add_pawn(add, frm, to, False, promotes)
+            for direction in _PAWN_SPACE_DIRECTIONS[white]:
+                to = ORTHOGONAL_STEPS[frm][direction]
+                if to >= 0 and b[to] == VOID and supported(b, to, frm):
+                    _add_pawn(add, frm, to, True, direction == forward and rank_of(to) == last_rank)
+            continue
+        if kind == "N":
+            for to in KNIGHT_LEAPS[frm]:
+                q = b[to]
+                if q != VOID and q not in own:
+                    add((frm, to, False, None))
+        elif kind == "K":
+            for to in KING_STEPS[frm]:
+                q = b[to]
+                if q != VOID and q not in own:
+                    add((frm, to, False, None))
+        elif kind == "V":
+            for ray in ALL_RAYS[frm]:
+                for to in ray:
+                    q = b[to]
+                    if q == VOID:
+                        continue  # W5: the Voidrider rides on across void to the first space
+                    if q not in own:
+                        add((frm, to, False, None))
+                    break
+        else:
+            for ray in (ORTHOGONAL_RAYS if kind == "R" else DIAGONAL_RAYS)[frm]:
+                for to in ray:
+                    q = b[to]
+                    if q == EMPTY:
+                        add((frm, to, False, None))
+                        continue
+                    if q != VOID and q not in own:
+                        add((frm, to, False, None))
+                    break  # void blocks a slider (W5), as does any piece
+        # The space move: the piece carries its own space into void (W1-W3).
+        if kind == "V":
+            for ray in ORTHOGONAL_RAYS[frm]:
+                for to in ray:
+                    if b[to] != VOID:
+                        break
+                    if supported(b, to, frm):
+                        add((frm, to, True, None))
+        else:
+            for to in ORTHOGONAL_STEPS[frm]:
+                if to >= 0 and b[to] == VOID and supported(b, to, frm):
+                    add((frm, to, True, None))
+    if rights:
+        _castlings(b, white, rights, add)
+    return moves
+
+
+def _add_pawn(add: Callable[[_Raw], None], frm: int, to: int, space: bool, promotes: bool) -> None:
+    if promotes:
+        for letter in PROMOTIONS:
+            add((frm, to, space, letter))
+    else:
+        add((frm, to, space, None))
+
+
+def _castlings(b: list[str], white: bool, rights: int, add: Callable[[_Raw], None]) -> None:
+    king, rook = ("K", "R") if white else ("k", "r")
+    for letter in ("AG" if white else "ag"):
+        if not rights & _RIGHT_BITS[letter]:
+            continue
+        home, rook_home, target, passed = CASTLING[letter]
+        if b[home] != king or b[rook_home] != rook:
+            continue
+        step = 1 if rook_home > home else -1
+        # Every cell between king and rook must be a space, and empty (section 5.3, W7).
+        if any(b[c] != EMPTY for c in range(home + step, rook_home, step)):
+            continue
+        if any(attacked(b, c, not white) for c in (home, passed, target)):
+            continue
+        add((home, target, False, None))
+
+
+def _make(b: list[str], move: _Raw) -> str:
+    """Play ``move`` on the mutable board; returns what stood on the target (for _unmake)."""
+    frm, to, space, promo = move
+    p = b[frm]
+    captured = b[to]
+    if promo is not None:
+        b[to] = promo if p == "P" else promo.lower()
+    else:
+        b[to] = p
+    if space:
+        b[frm] = VOID
+        return captured
+    b[frm] = EMPTY
+    if (p == "K" or p == "k") and abs(to - frm) == 2:
+        rook_from, rook_to = (to - 1, to + 1) if to < frm else (to + 1, to - 1)
+        b[rook_to] = b[rook_from]
+        b[rook_from] = EMPTY
+    return captured
+
+
+def _unmake(b: list[str], move: _Raw, p: str, captured: str) -> None:
+    frm, to, space, _ = move
+    b[frm] = p
+    b[to] = captured
+    if not space and (p == "K" or p == "k") and abs(to - frm) == 2:
+        rook_from, rook_to = (to - 1, to + 1) if to < frm else (to + 1, to - 1)
+        b[rook_from] = b[rook_to]
+        b[rook_to] = EMPTY
+
+
+def _legal(b: list[str], white: bool, rights: int) -> list[_Raw]:
+    # W8: legality is judged on the resulting position, whose spaces may differ.
+    king_char = "K" if white else "k"
+    king = b.index(king_char)
+    legal: list[_Raw] = []
+    for move in _pseudo(b, white, rights):
+        frm = move[0]
+        p = b[frm]
+        captured = _make(b, move)
+        if not attacked(b, move[1] if p == king_char else king, not white):
+            legal.append(move)
+        _unmake(b, move, p, captured)
+    return legal
+
+
+@lru_cache(maxsize=8192)
+def _legal_cached(board: str, white: bool, castling: str) -> tuple[Move, ...]:
+    return tuple(Move(*raw) for raw in _legal(list(board), white, _mask(castling)))
+
+
+def legal_moves(state: VoidriderState) -> tuple[Move, ...]:
+    """Every legal move of the side to move (draws and results aside)."""
+    return _legal_cached(state.board, state.turn is Seat.WHITE, state.castling)
+
+
+def pseudo_legal_moves(state: VoidriderState) -> tuple[Move, ...]:
+    """Moves that follow the pieces' rules but may leave the own king attacked (for error messages)."""
+    white = state.turn is Seat.WHITE
+    return tuple(Move(*raw) for raw in _pseudo(list(state.board), white, _mask(state.castling)))
+
+
+def is_castling(state: VoidriderState, move: Move) -> bool:
+    p = state.board[move.from_cell]
+    return not move.space and p in "Kk" and abs(move.to_cell - move.from_cell) == 2
+
+
+def castling_move(state: VoidriderState, kingside: bool) -> Move:
+    """The king's move of O-O (toward the g-file rook) or O-O-O, legal or not."""
+    letter = ("G" if kingside else "A") if state.turn is Seat.WHITE else ("g" if kingside else "a")
+    home, _, target, _ = CASTLING[letter]
+    return Move(home, target)
+
+
+def is_capture(state: VoidriderState, move: Move) -> bool:
+    return not move.space and state.board[move.to_cell] not in (VOID, EMPTY)
+
+
+# -- playing ----------------------------------------------------------------------------------------
+
+
+def play(state: VoidriderState, move: Move) -> VoidriderState:
+    """The position after ``move``; the caller has checked that it is legal."""
+    b = list(state.board)
+    p = b[move.from_cell]
+    raw: _Raw = (move.from_cell, move.to_cell, move.space, move.promotion)
+    captured = _make(b, raw)
+    board = "".join(b)
+    castling = _letters(_mask(state.castling) & ~_LOSES[move.from_cell] & ~_LOSES[move.to_cell])
+    capture = not move.space and captured != EMPTY
+    pawn = p in "Pp"
+    white = state.turn is Seat.WHITE
+    turn = state.turn.other
+    key = position_key(board, turn, castling)
+    # W9: every pawn action resets the clock; a sideways pawn space move can be undone, so it
+    # does not cut the repetition history, while captures, pawn advances and lost rights do.
+    sideways = move.space and rank_of(move.from_cell) == rank_of(move.to_cell)
+    irreversible = capture or (pawn and not sideways) or castling != state.castling
+    return VoidriderState(
+        board=board,
+        turn=turn,
+        castling=castling,
+        halfmove=0 if capture or pawn else state.halfmove + 1,
+        fullmove=state.fullmove + (0 if white else 1),
+        history=(key,) if irreversible else (*state.history, key),
+    )
+
+
+# -- results ----------------------------------------------------------------------------------------
+
+
+def repetitions(state: VoidriderState) -> int:
+    """How often the current position (W10: pieces and spaces) occurred since the last irreversible move."""
+    return state.history.count(position_key(state.board, state.turn, state.castling))
+
+
+def bare_kings(board: str) -> bool:
+    return all(p in (VOID, EMPTY, "K", "k") for p in board)
+
+
+@lru_cache(maxsize=4096)
+def outcome(state: VoidriderState) -> Outcome | None:
+    """Mate, stalemate and the draws that need no claim (bare kings, 75 moves, fivefold)."""
+    if not legal_moves(state):
+        if in_check(state):
+            return Outcome.win(state.turn.other, "checkmate")
+        return Outcome.draw("stalemate")
+    if bare_kings(state.board):
+        return Outcome.draw("insufficient material (kings only)")
+    if state.halfmove >= 150:
+        return Outcome.draw("75-move rule")
+    if repetitions(state) >= 5:
+        return Outcome.draw("fivefold repetition")
+    return None
+
+
+def perft(state: VoidriderState, depth: int) -> int:
+    """Leaf nodes of the legal-move tree, by make/unmake on one board.
+
+    Counts the same tree as the generic apply-based perft, except that fivefold
+    repetition inside the tree is not detected (the position history is not tracked).
+    """
+    if depth == 0:
+        return 1
+    if outcome(state) is not None:
+        return 0
+    material = sum(1 for p in state.board if p not in (VOID, EMPTY, "K", "k"))
+    return _perft(list(state.board), state.turn is Seat.WHITE, _mask(state.castling), depth, state.halfmove,
+                  material)
+
+
+def _perft(b: list[str], white: bool, rights: int, depth: int, halfmove: int, material: int) -> int:
+    moves = _legal(b, white, rights)
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for move in moves:
+        frm, to, space, _ = move
+        p = b[frm]
+        captured = _make(b, move)
+        capture = not space and captured != EMPTY
+        left = material - 1 if capture else material
+        clock = 0 if capture or p == "P" or p == "p" else halfmove + 1
+        # A child where the game is over (bare kings, 75-move rule) has no moves: it adds nothing.
+        if left and clock < 150:
+            total += _perft(b, not white, rights & ~_LOSES[frm] & ~_LOSES[to], depth - 1, clock, left)
+        _unmake(b, move, p, captured)
+    return total
