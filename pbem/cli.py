@@ -1,4 +1,4 @@
-"""The `pbem` command line: serve, and the engine tools moves / perft / show / variants."""
+"""The `pbem` command line: serve, export, and the engine tools moves / perft / show / variants."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pbem.config import ConfigError, load_config
@@ -116,6 +117,44 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    # The database stack is imported here, as cmd_serve does with the server: the engine tools stay light.
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from pbem.records import load_game_record
+    from pbem.store.db import Database
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        raise CliError(str(error)) from error
+    number = args.game.lstrip("#")
+    if not number.isdigit():
+        raise CliError(f"a game is named by its number, not {args.game!r}")
+    url = str(config.get("database", "url"))
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
+            and not Path(parsed.database).exists():
+        # Database() would create an empty file there; an export only reads.
+        raise CliError(f"no database at {parsed.database} (see [database] url in the configuration)")
+    database = Database(url)
+    try:
+        with database.read() as session:
+            text = load_game_record(session, int(number), config.domain)
+    except SQLAlchemyError as error:
+        raise CliError(f"cannot read the database: {str(error).splitlines()[0]}") from error
+    finally:
+        database.dispose()
+    if text is None:
+        raise CliError(f"no game {number} in the database")
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
 def add_option_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option, as in `challenge ... option KEY=VALUE` (repeatable)")
@@ -127,6 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the server (listener, worker, delivery) in the foreground")
     serve.add_argument("--config", help="TOML configuration file (default: ./pbem.toml if present)")
     serve.set_defaults(func=cmd_serve)
+    export = sub.add_parser("export", help="print a game's record (PGN for Hyperspace Chess)")
+    export.add_argument("game", metavar="GAME", help="the game number")
+    export.add_argument("--config", help="TOML configuration file (default: ./pbem.toml if present)")
+    export.add_argument("-o", "--output", metavar="FILE", help="write the record to FILE instead of printing it")
+    export.set_defaults(func=cmd_export)
     for name, func, text in (("moves", cmd_moves, "list the legal moves after MOVEs"),
                              ("show", cmd_show, "print the diagram after MOVEs")):
         command = sub.add_parser(name, help=text)
