@@ -66,6 +66,9 @@ class Server:
                                                 port=int(self.config.get("smtp", "port")))
         sock: socket.socket = self._server.sockets[0]
         self.port = sock.getsockname()[1]
+        released = await asyncio.to_thread(self.deliverer.release_leases)
+        if released:
+            log.warning("re-sending %d mails a previous run had claimed but not confirmed", released)
         self._tasks = [asyncio.create_task(self._work_loop(), name="pbem-worker"),
                        asyncio.create_task(self._deliver_loop(), name="pbem-delivery")]
         self.alarm.start()

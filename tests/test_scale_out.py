@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -19,49 +13,11 @@ from sqlalchemy import create_engine, text
 
 from tests.harness import Harness, Player, body_of
 from tests.pipeline import drop_postgres, fresh_postgres_url, postgres_available
+from tests.serving import Instance
 
 pytestmark = pytest.mark.skipif(bool(postgres_available()), reason=str(postgres_available()))
 
 LEADER_LOCK = 0x7062656E
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Instance:
-    """One `pbem serve` process with its own listener port."""
-
-    def __init__(self, tmp_path: Path, name: str, harness: Harness, url: str) -> None:
-        self.port = free_port()
-        self.config = tmp_path / f"{name}.toml"
-        self.config.write_text(
-            f'[server]\nsecret_key = "{harness.environ["PBEM_SERVER_SECRET_KEY"]}"\n'
-            f'[smtp]\nport = {self.port}\n'
-            f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
-            f'[database]\nurl = "{url}"\n'
-            f"[games]\nreminders = []\nremind_before_days = 0\n", encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
-        self.process = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--config", str(self.config)],
-                                        env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while True:
-            assert self.process.poll() is None, self.process.stderr.read().decode() if self.process.stderr else ""
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                return
-            assert time.monotonic() < deadline, f"{name} did not start"
-            time.sleep(0.1)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=30)
-
-    def kill(self) -> None:
-        self.process.kill()
-        self.process.wait(timeout=30)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""``history``: the game record, PGN-like, with a Variant tag (a PGN python-chess reads for Hyperspace Chess)."""
+"""``history``: the game record, PGN-like, with a Variant tag (and real PGN too for Hyperspace Chess)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import ClassVar
 from pbem.commands.base import SEAT, Context, Result
 from pbem.engine.base import Seat
 from pbem.gameplay import handles, records
-from pbem.records import game_record
+from pbem.records import mail_record
 
 
 class History:
@@ -20,5 +20,5 @@ class History:
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, _seat = ctx.require_game()
         names = handles(ctx, game)
-        return Result(game_record(game, records(ctx, game), names[Seat.WHITE], names[Seat.BLACK],
+        return Result(mail_record(game, records(ctx, game), names[Seat.WHITE], names[Seat.BLACK],
                                   ctx.services.addresses.domain))

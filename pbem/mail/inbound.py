@@ -153,7 +153,9 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _ENCODED_WORD = re.compile(r"=\?([^?\s]{1,75})\?([bBqQ])\?([^?\s]*)\?=")
 _MSGID_TOKEN = re.compile(r"<[^<>\s]+>")
 _MAX_REFERENCES = 30
-_ADDRESS = re.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+")
+# No controls either: the envelope sender reaches here unfiltered, and an address becomes a
+# reply's recipient and the account's key.
+_ADDRESS = re.compile(r"[^\s\x00-\x1f\x7f-\x9f@<>()\[\],;:\"\\]{1,64}@[^\s\x00-\x1f\x7f-\x9f@<>()\[\],;:\"\\]{1,255}")
 _NULL_SENDERS = frozenset({"", "<>"})
 
 
@@ -380,6 +382,7 @@ class _TextPart:
     charset: str | None
     flowed: bool = False
     delsp: bool = False
+    problem: str | None = None
 
 
 def _read_body(msg: Message, problems: list[str]) -> str:
@@ -464,14 +467,57 @@ def _payload_bytes(part: Message) -> bytes:
 
 
 def _text_part(part: Message, ctype: str) -> _TextPart:
+    charset = _param(part, "charset")
+    problem = None
     try:
         payload = part.get_payload(decode=True)
     except Exception:
         payload = None
     if not isinstance(payload, bytes):
         payload = _payload_bytes(part)
-    return _TextPart(ctype, payload, _param(part, "charset"), _param(part, "format") == "flowed",
-                     _param(part, "delsp") == "yes")
+    elif _transfer_encoding(part) == "base64":
+        raw = _payload_bytes(part)
+        if _not_base64(raw, payload, charset):
+            # The stdlib glues the lines of a broken base64 body together ("games" + "draw"
+            # became "gamesdraw"); a text part that is no base64 is read as it came.
+            payload = raw
+            problem = "the text was declared base64 but is not; it was read as it came"
+    return _TextPart(ctype, payload, charset, _param(part, "format") == "flowed",
+                     _param(part, "delsp") == "yes", problem)
+
+
+def _transfer_encoding(part: Message) -> str:
+    try:
+        value = part.get("content-transfer-encoding")
+    except Exception:
+        return ""
+    return _clean(str(value or "")).lower()
+
+
+_BASE64_TEXT = re.compile(rb"[A-Za-z0-9+/=\s]*")
+
+
+def _not_base64(raw: bytes, decoded: bytes, charset: str | None) -> bool:
+    """Whether a part declared base64 is plainly text instead: characters base64 has not,
+    or a length no base64 has, or bytes that are no text while the part itself is ASCII text."""
+    if not raw.strip():
+        return False
+    if not _BASE64_TEXT.fullmatch(raw):
+        return True
+    if len(re.sub(rb"[\s=]", b"", raw)) % 4 == 1:
+        return True
+    if not raw.isascii():
+        return False
+    try:
+        decoded.decode(charset if charset and charset not in _ASCII_NAMES else "utf-8")
+    except (LookupError, UnicodeDecodeError, ValueError, TypeError):
+        # Encoders write lines of one length (76); a person's lines differ.
+        lines = raw.split()
+        if len(lines) == 1:
+            return len(lines[0]) < 16
+        return (len({len(line) for line in lines[:-1]}) > 1 or len(lines[0]) % 4 != 0
+                or len(lines[-1]) > len(lines[0]))
+    return False
 
 
 def _param(part: Message, name: str) -> str | None:
@@ -507,6 +553,8 @@ def _recover_multipart(part: Message, ctype: str) -> Message | None:
 
 
 def _part_text(part: _TextPart, problems: list[str]) -> str:
+    if part.problem:
+        problems.append(part.problem)
     text = _sanitise_text(_decode_bytes(part.payload, part.charset, problems))
     if part.flowed and part.content_type == "text/plain":
         text = _unflow(text, part.delsp)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import mailbox
+import re
+import secrets
 import smtplib
 import socket
 import uuid
@@ -15,6 +17,7 @@ from email.charset import QP, Charset
 from email.header import Header
 from email.message import Message
 from email.mime.text import MIMEText
+from email.policy import Policy
 from email.utils import format_datetime, formataddr
 from pathlib import Path
 
@@ -23,7 +26,7 @@ from sqlmodel import col, select, update
 from pbem.store.db import Database
 from pbem.store.models import OutboxItem, utcnow
 
-__all__ = ["Deliverer", "Outgoing", "SecretLeakError", "compose", "scan_for_secrets"]
+__all__ = ["Deliverer", "Outgoing", "SecretLeakError", "compose", "message_ids", "scan_for_secrets"]
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +34,7 @@ MAX_ATTEMPTS = 30
 _BACKOFF_BASE_SECONDS = 2.0
 _BACKOFF_MAX_SECONDS = 3600.0
 _LEASE = timedelta(minutes=5)
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class SecretLeakError(RuntimeError):
@@ -58,34 +62,118 @@ def new_message_id(domain: str) -> str:
     return f"<pbem.{uuid.uuid4().hex}@{domain}>"
 
 
-def _header(value: str) -> str | Header:
-    """ASCII headers as they are; anything else as an RFC 2047 encoded word."""
-    return value if value.isascii() else Header(value, "utf-8")
+# Header values come partly from inbound mail (subjects, Message-IDs, sender addresses): whatever
+# they hold, a reply's header block must stay exactly the lines written here.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_MSGID = re.compile(r"<[!-;=?-~]{1,250}>")  # printable ASCII without '<' '>'; fits a 998-octet line
+_MAX_SUBJECT = 300
+_MAX_REFERENCES = 30
+_FOLD = 78
+
+
+class _Folded(str):
+    """A header already folded by :func:`compose`: every policy writes it exactly as it is.
+
+    policy.SMTP would otherwise refold long values itself, turning a Message-ID longer than
+    a line into RFC 2047 encoded words (threading breaks), and it cannot write a compat32
+    ``Header`` at all. ``fold`` is what the modern policies call on header objects.
+    """
+
+    name: str
+
+    def __new__(cls, name: str, lines: list[str]) -> _Folded:
+        folded = super().__new__(cls, "\n ".join(lines))
+        folded.name = name
+        return folded
+
+    def fold(self, *, policy: Policy) -> str:
+        linesep = policy.linesep or "\n"
+        first, *rest = self.split("\n")
+        return linesep.join([f"{self.name}: {first}".rstrip(), *rest]) + linesep
+
+
+def _one_line(value: str) -> str:
+    """Controls, line breaks and lone surrogates out; runs of whitespace one space."""
+    return " ".join(_CONTROL.sub(" ", value).split())
+
+
+def _text_header(name: str, value: str) -> _Folded:
+    """Free text (a subject): one line, bounded, RFC 2047 encoded words where not ASCII."""
+    text = _one_line(value)
+    if len(text) > _MAX_SUBJECT:
+        text = text[:_MAX_SUBJECT - 3].rstrip() + "..."
+    header = Header(text, "us-ascii" if text.isascii() else "utf-8", header_name=name)
+    return _Folded(name, header.encode(linesep="\n", maxlinelen=_FOLD).split("\n "))
+
+
+def _address(value: str) -> str:
+    """One plain address as a header value: an IDN domain in its ASCII form (RFC 5890), a
+    non-ASCII local part as UTF-8 (RFC 6532; such mail needs SMTPUTF8 to be relayed)."""
+    address = "".join(_one_line(value).split())
+    if address.isascii():
+        return address
+    local, at, domain = address.rpartition("@")
+    if at:
+        with contextlib.suppress(UnicodeError):
+            domain = domain.encode("idna").decode("ascii")
+        address = f"{local}@{domain}"
+    # Surrogate escapes are what the policies write out as raw 8-bit bytes.
+    return address.encode("utf-8").decode("ascii", "surrogateescape")
+
+
+def _address_header(name: str, value: str) -> _Folded:
+    return _Folded(name, [_address(value)])
+
+
+def message_ids(values: Iterable[str]) -> list[str]:
+    """The well-formed msg-ids in ``values``, each once, in order; anything else is dropped."""
+    found: list[str] = []
+    for value in values:
+        found.extend(_MSGID.findall(value))
+    return list(dict.fromkeys(found))
+
+
+def _ids_header(name: str, ids: list[str]) -> _Folded:
+    lines = [ids[0]]
+    for msgid in ids[1:]:
+        if len(lines[-1]) + 1 + len(msgid) + (len(name) + 2 if len(lines) == 1 else 1) <= _FOLD:
+            lines[-1] += " " + msgid
+        else:
+            lines.append(msgid)
+    if len(lines[0]) + len(name) + 2 > _FOLD:
+        lines.insert(0, "")  # "In-Reply-To:" alone, the long id on the next line
+    return _Folded(name, lines)
 
 
 def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Message:
     """The RFC 5322 message for ``mail``: plain UTF-8 text, threaded, marked automatic.
 
     Built with the compat32 classes: the modern policy parses every header it
-    is given again, which cost more than the whole move it reports.
+    is given again, which cost more than the whole move it reports. Every header
+    is folded here (see :class:`_Folded`): the values may come from hostile mail.
     """
     charset = Charset("utf-8")
     charset.body_encoding = QP  # diagrams stay readable in the raw mail, unlike base64
-    message = MIMEText(mail.body, "plain", "us-ascii" if mail.body.isascii() else charset)  # type: ignore[arg-type]
-    message["From"] = formataddr((sender_name, sender))
-    message["To"] = mail.to
-    message["Reply-To"] = mail.reply_to
-    message["Subject"] = _header(mail.subject)
+    body = _SURROGATE.sub("\ufffd", mail.body)
+    message = MIMEText(body, "plain", "us-ascii" if body.isascii() else charset)  # type: ignore[arg-type]
+    message["From"] = _Folded("From", [formataddr((_one_line(sender_name), _address(sender)))])
+    message["To"] = _address_header("To", mail.to)
+    message["Reply-To"] = _address_header("Reply-To", mail.reply_to)
+    message["Subject"] = _text_header("Subject", mail.subject)
     message["Date"] = format_datetime(datetime.now(UTC))
     message["Message-ID"] = new_message_id(domain)
-    if mail.in_reply_to:
-        message["In-Reply-To"] = mail.in_reply_to
-    references = [ref for ref in dict.fromkeys(mail.references) if ref]
+    in_reply_to = message_ids([mail.in_reply_to])
+    if in_reply_to:
+        message["In-Reply-To"] = _ids_header("In-Reply-To", in_reply_to[:1])
+    references = message_ids(mail.references)
+    if len(references) > _MAX_REFERENCES:  # the thread root and the latest, as RFC 5322 3.6.4 suggests
+        references = [references[0], *references[-(_MAX_REFERENCES - 1):]]
     if references:
-        message["References"] = " ".join(references)
-    message["Auto-Submitted"] = mail.auto_submitted
+        message["References"] = _ids_header("References", references)
+    auto_submitted = _one_line(mail.auto_submitted) or "auto-replied"
+    message["Auto-Submitted"] = auto_submitted
     message["X-Auto-Response-Suppress"] = "All"
-    message["Precedence"] = "bulk" if mail.auto_submitted == "auto-generated" else "auto_reply"
+    message["Precedence"] = "bulk" if auto_submitted == "auto-generated" else "auto_reply"
     return message
 
 
@@ -114,6 +202,7 @@ class Deliverer:
         self.smtp_port = smtp_port
         self.maildir = Path(maildir)
         self.batch = batch
+        self.instance = secrets.token_hex(8)  # names this process's leases
         self._smtp: smtplib.SMTP | None = None
 
     def _claim_due(self) -> list[OutboxItem]:
@@ -131,27 +220,39 @@ class Deliverer:
             # A lease: another instance (or this one after a crash) retries only once it runs out.
             for item in items:
                 item.next_attempt_at = utcnow() + _LEASE
+                item.leased_by = self.instance
                 session.add(item)
             return items
 
+    def release_leases(self) -> int:
+        """At start-up with SQLite (one instance per file): leases still held were a dead process's.
+
+        Their mails go out at once instead of after the lease; one may be a duplicate of a mail
+        the relay had already accepted, with the same Message-ID.
+        """
+        if not self.db.is_sqlite:
+            return 0  # other live instances may hold leases; a dead one's run out by themselves
+        with self.db.transaction() as session:
+            result = session.exec(update(OutboxItem).where(OutboxItem.status == "pending",
+                                                          OutboxItem.leased_by != "")
+                                  .values(next_attempt_at=utcnow(), leased_by=""))
+            return int(result.rowcount or 0)
+
     def deliver_due(self) -> int:
         """Deliver what is due now; returns how many were sent. Failures are rescheduled."""
-        items = self._claim_due()
-        sent: list[OutboxItem] = []
-        try:
-            for item in items:
-                try:
-                    self._send(item)
-                except (OSError, smtplib.SMTPException) as error:
-                    self._close()
-                    self._mark_failed(item, error)
-                    if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
-                        break  # the relay is down: the rest waits for the next round
-                    continue
-                sent.append(item)
-        finally:
-            self._mark_sent(sent)
-        return len(sent)
+        sent = 0
+        for item in self._claim_due():
+            try:
+                self._send(item)
+            except (OSError, smtplib.SMTPException) as error:
+                self._close()
+                self._mark_failed(item, error)
+                if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
+                    break  # the relay is down: the rest waits for the next round (their lease runs out)
+                continue
+            self._mark_sent(item)
+            sent += 1
+        return sent
 
     def _send(self, item: OutboxItem) -> None:
         if not self.smtp_host:
@@ -163,8 +264,12 @@ class Deliverer:
         if self._smtp is None:
             self._smtp = smtplib.SMTP(self.smtp_host, self.smtp_port, timeout=30)
             self._smtp.ehlo_or_helo_if_needed()
+        recipient = _address(item.recipient).encode("ascii", "surrogateescape").decode("utf-8", "replace")
+        # An internationalised mailbox (RFC 6531) needs SMTPUTF8; a relay without it refuses
+        # with SMTPNotSupportedError, which is permanent (see _mark_failed).
+        options = [] if recipient.isascii() else ["SMTPUTF8"]
         # Null envelope sender: these are automatic replies, bounces must not loop back to us.
-        refused = self._smtp.sendmail("", [item.recipient], item.raw)
+        refused = self._smtp.sendmail("", [recipient], item.raw, mail_options=options)
         if refused:
             raise smtplib.SMTPRecipientsRefused(refused)
 
@@ -177,21 +282,16 @@ class Deliverer:
     def close(self) -> None:
         self._close()
 
-    def _mark_sent(self, items: list[OutboxItem]) -> None:
-        # One commit per round, not per mail: a crash between a 250 and this commit re-sends
-        # at most one round (with the same Message-ID, which receivers use to drop copies).
-        if not items:
-            return
-        with self.db.transaction() as session:
-            now = utcnow()
-            for attempts in sorted({item.attempts for item in items}):
-                ids = [item.id for item in items if item.attempts == attempts]
-                session.exec(update(OutboxItem).where(col(OutboxItem.id).in_(ids))
-                             .values(status="sent", sent_at=now, attempts=attempts + 1))
+    def _mark_sent(self, item: OutboxItem) -> None:
+        # Right after the relay's 250, one small commit per mail: a crash in between re-sends
+        # at most this one mail (with its Message-ID, which receivers use to drop the copy).
+        self.db.write(update(OutboxItem).where(col(OutboxItem.id) == item.id)
+                      .values(status="sent", sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
 
     def _mark_failed(self, item: OutboxItem, error: BaseException) -> None:
-        permanent = isinstance(error, smtplib.SMTPRecipientsRefused) and all(
-            code >= 500 for code, _ in error.recipients.values()
+        permanent = isinstance(error, smtplib.SMTPNotSupportedError | UnicodeError) or (
+            isinstance(error, smtplib.SMTPRecipientsRefused)
+            and all(code >= 500 for code, _ in error.recipients.values())
         )
         with self.db.transaction() as session:
             row = session.get(OutboxItem, item.id)
@@ -206,6 +306,7 @@ class Deliverer:
                 row.next_attempt_at = utcnow() + _backoff(row.attempts)
                 log.warning("outbox %s to %s: attempt %d failed: %s", row.id, row.recipient,
                             row.attempts, row.last_error)
+            row.leased_by = ""
             session.add(row)
 
     def next_due_in(self) -> float | None:

@@ -86,7 +86,9 @@ class Database:
             if "game" in tables and "alembic_version" not in tables:
                 # A database made by create_all before migrations existed: say which schema it has.
                 columns = {column["name"] for column in inspect(connection).get_columns("game")}
-                command.stamp(config, "0002" if "clock" in columns else "0001")
+                command.stamp(config, "0002" if "clock" in columns else "0001")  # later ones are re-checked
+                if "leased_by" in {c["name"] for c in inspect(connection).get_columns("outboxitem")}:
+                    command.stamp(config, "0003")
             command.upgrade(config, "head")
         # Tables of models that have no migration yet (a safety net; tests check there are none).
         SQLModel.metadata.create_all(self.engine)
@@ -99,6 +101,11 @@ class Database:
         """One unit of work: committed on success, rolled back on any exception."""
         with self._write_lock, Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
+
+    def write(self, statement: Any) -> None:
+        """One Core statement in a transaction of its own: the cheap path for hot single-row updates."""
+        with self._write_lock, self.engine.begin() as connection:
+            connection.execute(statement)
 
     @contextmanager
     def read(self) -> Iterator[Session]:

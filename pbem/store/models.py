@@ -132,6 +132,8 @@ class OutboxItem(SQLModel, table=True):
     status: str = Field(default="pending", max_length=16, index=True)  # pending, sent, failed
     attempts: int = 0
     next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
+    leased_by: str = Field(default="", max_length=32)  # the delivering process, while it holds the row
     last_error: str = Field(default="", sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
+

@@ -1,0 +1,62 @@
+"""`pbem serve` as an operator runs it: a real process with a config file, stopped or killed by signal."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.harness import Harness
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Instance:
+    """One `pbem serve` process relaying to the harness's sink; restartable on the same port."""
+
+    def __init__(self, tmp_path: Path, name: str, harness: Harness, url: str, games: str = "") -> None:
+        self.name = name
+        self.tmp_path = tmp_path
+        self.port = free_port()
+        self.config = tmp_path / f"{name}.toml"
+        self.config.write_text(
+            f'[server]\nsecret_key = "{harness.environ["PBEM_SERVER_SECRET_KEY"]}"\n'
+            f'[smtp]\nport = {self.port}\n'
+            f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
+            f'[database]\nurl = "{url}"\n'
+            f"[games]\n{games or 'reminders = []'}\n", encoding="utf-8")
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self, timeout: float = 30.0) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+        log = (self.tmp_path / f"{self.name}.log").open("ab")
+        self.process = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--config", str(self.config)],
+                                        env=env, cwd=self.tmp_path, stdout=log, stderr=log)
+        deadline = time.monotonic() + timeout
+        while True:
+            assert self.process.poll() is None, f"{self.name} exited; see {self.name}.log"
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return
+            assert time.monotonic() < deadline, f"{self.name} did not start listening"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+
+    def kill(self) -> None:
+        """SIGKILL: no clean-up at all, as a power cut or the OOM killer would do."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
