@@ -80,6 +80,17 @@ class Harness:
         await server.start()
         return server
 
+    def stop_server(self) -> None:
+        """Take the listener (and worker) down, as a crash or an upgrade would; mail waits in the MTA."""
+        if self.server is not None:
+            self._call(self.server.stop())
+            self.server = None
+
+    def start_server(self) -> None:
+        """Start a fresh server on the same configuration (a fixed PBEM_SMTP_PORT keeps the port)."""
+        self.server = self._call(self._make_server())
+        self.port = self.server.port
+
     def _call(self, coroutine: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=60)
 
