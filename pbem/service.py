@@ -107,7 +107,11 @@ class Worker:
             log.exception("inbox %s (%s) failed", item.id, item.message_id)
             item.status = "failed"
             item.error = traceback.format_exc()[-4000:]
-            self._notify_failure(session, item)
+            try:
+                with session.begin_nested():
+                    self._notify_failure(session, item)
+            except Exception:  # the failure mark must be committed whatever happens here
+                log.exception("inbox %s: could not tell the sender", item.id)
         item.processed_at = utcnow()
         session.add(item)
 
@@ -152,6 +156,8 @@ class Worker:
             else:
                 self._run(ctx, report)
             self._reply(ctx, report)
+            if ctx.unanswered:
+                item.error = ctx.unanswered
             self._flush(ctx)
         return status
 
@@ -284,6 +290,7 @@ class Worker:
         failed_only = not any(result.ok for _, result in report.results)
         if failed_only and self._error_replies_exhausted(ctx, to):
             log.warning("not answering %s: more than the allowed error replies this hour", to)
+            ctx.unanswered = "not answered: error-reply limit reached"
             return
         mail = ctx.mail
         references = [*mail.references, mail.message_id]
@@ -316,19 +323,22 @@ class Worker:
         return int(sent) >= limit
 
     def _notify_failure(self, session: Session, item: InboxItem) -> None:
-        """Tell an identified sender that their mail is kept but could not be applied."""
+        """Tell the sender that their mail is kept but could not be applied (the registered address if known)."""
+        to, reply_to = "", self.services.addresses.public
         for recipient in item.recipients:
             address: Address | None = self.services.addresses.verify(recipient)
-            if address is None or address.account_id is None:
-                continue
-            account = session.get(Account, address.account_id)
-            if account is None:
-                continue
-            body = render("player/failure.txt", message_id=item.message_id)
-            message = compose(Outgoing(to=account.email, subject="Re: your mail to pbem could not be processed",
-                                       body=body, reply_to=self.services.addresses.personal(account.id or 0),
-                                       in_reply_to=item.message_id, references=(item.message_id,)),
-                              self.services.addresses.public, SENDER_NAME, self.services.addresses.domain)
-            session.add(OutboxItem(recipient=account.email, message_id=str(message["Message-ID"]),
-                                   raw=message.as_bytes(policy=SMTP_POLICY)))
-            return
+            account = session.get(Account, address.account_id) if address and address.account_id else None
+            if account is not None:
+                to, reply_to = account.email, self.services.addresses.personal(account.id or 0)
+                break
+        if not to:  # an unidentified sender still gets a clear answer, unless the mail was automatic
+            mail = parse_mail(item.raw, item.envelope_from)
+            if mail.automatic or not mail.sender:
+                return
+            to = mail.sender
+        body = render("player/failure.txt", message_id=item.message_id)
+        message = compose(Outgoing(to=to, subject="Re: your mail to pbem could not be processed", body=body,
+                                   reply_to=reply_to, in_reply_to=item.message_id, references=(item.message_id,)),
+                          self.services.addresses.public, SENDER_NAME, self.services.addresses.domain)
+        session.add(OutboxItem(recipient=to, message_id=str(message["Message-ID"]),
+                               raw=message.as_bytes(policy=SMTP_POLICY)))

@@ -10,13 +10,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from aiosmtpd.controller import Controller
 from sqlmodel import select
 
 import pbem.mail.smtpd
 from pbem.mail.outbound import Deliverer
-from pbem.store.models import InboxItem, OutboxItem
-from tests.harness import Harness, Player, body_of
+from pbem.store.models import InboxItem, OutboxItem, utcnow
+from tests.harness import Harness, Player, SinkHandler, body_of
 from tests.pipeline import Pipeline
+from tests.serving import free_port
 
 
 @pytest.fixture
@@ -100,3 +102,40 @@ def test_maildir_delivery(tmp_path: Path) -> None:
         assert messages[0]["Auto-Submitted"] == "auto-replied"
     finally:
         pipe.close()
+
+
+def test_a_relay_that_is_down_gets_retried_with_backoff_and_everything_arrives(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path)
+    try:
+        for number in range(5):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        port = free_port()  # nothing listens there yet: the relay is down
+        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
+        assert deliverer.deliver_due() == 0
+        rows = outbox(pipe)
+        assert [r.attempts for r in rows] == [1, 0, 0, 0, 0]  # the first failure stops the round
+        first_wait = (rows[0].next_attempt_at - utcnow()).total_seconds()
+        assert 1.0 < first_wait <= 2.0 and all(r.next_attempt_at == rows[0].next_attempt_at for r in rows)
+        assert deliverer.deliver_due() == 0 and outbox(pipe)[0].attempts == 1  # not due: backing off
+        time.sleep(first_wait + 0.1)
+        assert deliverer.deliver_due() == 0
+        second_wait = (outbox(pipe)[0].next_attempt_at - utcnow()).total_seconds()
+        assert 3.0 < second_wait <= 4.0  # the wait doubles
+        sink = SinkHandler()
+        relay = Controller(sink, hostname="127.0.0.1", port=port)
+        relay.start()
+        try:
+            time.sleep(second_wait + 0.1)
+            assert deliverer.deliver_due() == 5
+            assert sorted(r for r, _ in sink.received) == [f"p{n}@players.example" for n in range(5)]
+            assert {r.status for r in outbox(pipe)} == {"sent"}
+        finally:
+            deliverer.close()
+            relay.stop()
+    finally:
+        pipe.close()
+
+
+def outbox(pipe: Pipeline) -> list[OutboxItem]:
+    with pipe.db.transaction() as session:
+        return list(session.exec(select(OutboxItem).order_by(OutboxItem.id)))

@@ -62,6 +62,8 @@ class Context:
     challenge: Challenge | None = None
     outgoing: list[Outgoing] = field(default_factory=list)
     move_played: bool = False
+    #: Why this mail got no reply, when it got none on purpose (kept on the inbox row).
+    unanswered: str = ""
     #: The address our reply comes from (and the sender answers to).
     reply_from: str = ""
     #: The games this mail changed, so their secrets are checked in every outgoing mail.

@@ -241,18 +241,26 @@ class Deliverer:
     def deliver_due(self) -> int:
         """Deliver what is due now; returns how many were sent. Failures are rescheduled."""
         sent = 0
-        for item in self._claim_due():
+        items = self._claim_due()
+        for index, item in enumerate(items):
             try:
                 self._send(item)
-            except (OSError, smtplib.SMTPException) as error:
+            except (OSError, smtplib.SMTPException, UnicodeError) as error:
                 self._close()
-                self._mark_failed(item, error)
+                retry_at = self._mark_failed(item, error)
                 if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
-                    break  # the relay is down: the rest waits for the next round (their lease runs out)
+                    # The relay is down: the rest of the round retries with this mail, not after the lease.
+                    self._reschedule([other.id for other in items[index + 1:]], retry_at or utcnow())
+                    break
                 continue
             self._mark_sent(item)
             sent += 1
         return sent
+
+    def _reschedule(self, ids: list[int | None], when: datetime) -> None:
+        if ids:
+            self.db.write(update(OutboxItem).where(col(OutboxItem.id).in_(ids))
+                          .values(next_attempt_at=when, leased_by=""))
 
     def _send(self, item: OutboxItem) -> None:
         if not self.smtp_host:
@@ -288,7 +296,8 @@ class Deliverer:
         self.db.write(update(OutboxItem).where(col(OutboxItem.id) == item.id)
                       .values(status="sent", sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
 
-    def _mark_failed(self, item: OutboxItem, error: BaseException) -> None:
+    def _mark_failed(self, item: OutboxItem, error: BaseException) -> datetime | None:
+        """Count the failed attempt; when the mail is tried next (None: given up)."""
         permanent = isinstance(error, smtplib.SMTPNotSupportedError | UnicodeError) or (
             isinstance(error, smtplib.SMTPRecipientsRefused)
             and all(code >= 500 for code, _ in error.recipients.values())
@@ -296,7 +305,7 @@ class Deliverer:
         with self.db.transaction() as session:
             row = session.get(OutboxItem, item.id)
             if row is None:
-                return
+                return None
             row.attempts += 1
             row.last_error = f"{type(error).__name__}: {error}"[:2000]
             if permanent or row.attempts >= MAX_ATTEMPTS:
@@ -308,6 +317,7 @@ class Deliverer:
                             row.attempts, row.last_error)
             row.leased_by = ""
             session.add(row)
+            return None if row.status == "failed" else row.next_attempt_at
 
     def next_due_in(self) -> float | None:
         """Seconds until the earliest pending row is due (0 if now), or None when nothing waits."""

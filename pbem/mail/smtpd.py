@@ -174,7 +174,7 @@ class InboundHandler:
         raw = envelope.original_content or envelope.content or b""
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
-        sender = envelope.mail_from or ""
+        sender = (envelope.mail_from or "")[:320]  # InboxItem.envelope_from is VARCHAR(320)
         try:
             arrival = Arrival(raw, sender, list(envelope.rcpt_tos), message_id_of(raw, self.addresses.domain))
             stored = await self.committer.store(arrival)
