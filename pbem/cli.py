@@ -160,6 +160,12 @@ def add_option_argument(parser: argparse.ArgumentParser) -> None:
                         help="a game option, as in `challenge ... option KEY=VALUE` (repeatable)")
 
 
+def _add_event_parser(sub: Any) -> None:
+    from pbem.events.cli import add_event_parser  # the organiser's tools; the engine tools stay light
+
+    add_event_parser(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pbem", description="Play-by-email server for space chess variants.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -184,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     perft_parser.add_argument("moves", nargs="*", metavar="MOVE")
     add_option_argument(perft_parser)
     perft_parser.set_defaults(func=cmd_perft)
+    _add_event_parser(sub)
     variants = sub.add_parser("variants", help="list the variants with their keys and aliases")
     variants.set_defaults(func=cmd_variants)
     return parser

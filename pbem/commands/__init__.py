@@ -11,12 +11,14 @@ from pbem.commands.draw import Draw
 from pbem.commands.games import Games
 from pbem.commands.help import Help
 from pbem.commands.history import History
+from pbem.commands.join import Join
 from pbem.commands.move import Move
 from pbem.commands.observe import Observe, Unobserve
 from pbem.commands.register import Register
 from pbem.commands.rematch import Rematch
 from pbem.commands.resign import Resign
 from pbem.commands.secret import SecretCommand
+from pbem.commands.standings import Standings
 from pbem.commands.takeback import Takeback
 from pbem.commands.vacation import Vacation
 from pbem.commands.variants import Variants
@@ -27,6 +29,7 @@ COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
     Move(), Resign(), Draw(), Board(), History(), SecretCommand(), Vacation(),
     Takeback(), Rematch(), Observe(), Unobserve(), Conditional(),
+    Join(), Standings(),
 )
 
 _BY_WORD: dict[str, Command] = {

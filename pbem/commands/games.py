@@ -1,4 +1,4 @@
-"""``games``: the sender's games, whose move it is and the deadline, and open challenges."""
+"""``games``: the sender's games, whose move it is and the deadline, open challenges, and ratings."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from sqlmodel import col, or_, select
 
 from pbem.commands.base import IDENTIFIED, Context, Result
 from pbem.engine.base import Seat
+from pbem.events.store import rating_of
 from pbem.gameplay import deadline_text, engine_for, handles
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge, Game
 from pbem.timekeeping import on_vacation, vacation_days_left
+from pbem.variants import get_variant
 
 
 class Games:
@@ -33,8 +35,10 @@ class Games:
             seat = Seat.WHITE if game.white_id == account.id else Seat.BLACK
             state = engine.load(game.state)
             to_move = engine.to_act(state)
+            opponent_id = game.black_id if seat is Seat.WHITE else game.white_id
             rows.append(dict(
                 id=game.id, title=engine.title, seat=seat, opponent=handles(ctx, game)[seat.other],
+                opponent_rating=str(rating_of(ctx.session, opponent_id, game.variant)),
                 status=game.status, result=game.result, reason=game.reason,
                 move=engine.move_number(state), your_move=to_move is seat and game.status == "active",
                 deadline=deadline_text(game.deadline)))
@@ -53,7 +57,12 @@ class Games:
                 challenger = ctx.session.get(Account, challenge.challenger_id)
                 offers.append(f"{challenge.id}: {challenge.variant} from {challenger.handle if challenger else '?'}"
                               f", waiting for you: accept {challenge.id} / decline {challenge.id}")
+        with ctx.session.no_autoflush:
+            ratings = [(get_variant(key).title, rating_of(ctx.session, account.id or 0, key))
+                       for key in sorted({game.variant for game in games})]
         now = ctx.services.now()
         vacation = dict(days_left=vacation_days_left(ctx.services.config, account, now),
                         until=deadline_text(account.vacation_until) if on_vacation(account, now) else "")
-        return Result(render("player/games.txt", rows=rows, offers=offers, account=account, vacation=vacation))
+        return Result(render("player/games.txt", rows=rows, offers=offers, account=account, vacation=vacation,
+                             ratings=[f"{title}: {elo}" + (" (provisional)" if elo.provisional else "")
+                                      for title, elo in ratings]))

@@ -137,3 +137,5 @@ class OutboxItem(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
 
+
+from pbem.events import models as _event_models  # noqa: E402, F401  (the event tables join the metadata)

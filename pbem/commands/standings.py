@@ -1,0 +1,26 @@
+"""``standings EVENT``: a tournament's standings and crosstable."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pbem.commands.base import IDENTIFIED, CommandError, Context, Result
+
+
+class Standings:
+    name: ClassVar[str] = "standings"
+    aliases: ClassVar[tuple[str, ...]] = ("crosstable",)
+    usage: ClassVar[str] = "standings EVENT"
+    summary: ClassVar[str] = "a tournament's standings and crosstable"
+    scopes: ClassVar[frozenset[str]] = IDENTIFIED
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        from pbem.events.service import EventError, find_event, standings_text  # the event layer imports the registry
+
+        ctx.require_account()
+        if len(args) != 1:
+            raise CommandError(f"usage: {self.usage}")
+        try:
+            return Result(standings_text(ctx, find_event(ctx, args[0])))
+        except EventError as error:
+            raise CommandError(str(error)) from error

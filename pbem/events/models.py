@@ -1,0 +1,71 @@
+"""The tournament tables: events, their players, and ratings per variant."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from pbem.store.models import utcnow
+
+__all__ = ["Event", "EventPlayer", "Rating"]
+
+#: Event formats, as `pbem event create --format` takes them.
+FORMATS = ("round-robin", "double-round-robin", "swiss", "knockout")
+
+
+class Event(SQLModel, table=True):
+    """A tournament: its terms, where it stands, and (for knockouts) the bracket."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True, max_length=64)
+    variant: str = Field(max_length=32)
+    format: str = Field(max_length=24)
+    time_control: str = Field(default="", max_length=32)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    rounds: int = 0  # Swiss: the number of rounds (0: chosen at the start from the number of players)
+    tiebreaks: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    games_per_match: int = 2  # knockout
+    knockout_tiebreak: str = Field(default="extra", max_length=16)
+    round_days: float | None = None  # Swiss / knockout: the organiser's deadline for a round
+    status: str = Field(default="registration", max_length=16, index=True)  # registration, running, finished
+    current_round: int = 0
+    round_deadline: datetime | None = None
+    #: Knockout: {"rounds": [[{"high": id, "low": id|None, "winner": id|None, "how": str}, ...], ...]}.
+    state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    version: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class EventPlayer(SQLModel, table=True):
+    """One entrant of an event; an invited address has no account until it registers and joins."""
+
+    __table_args__ = (UniqueConstraint("event_id", "email"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    event_id: int = Field(foreign_key="event.id", index=True)
+    account_id: int | None = Field(default=None, foreign_key="account.id", index=True)
+    email: str = Field(max_length=320)
+    status: str = Field(default="entered", max_length=16)  # invited, entered, withdrawn
+    seed: int = 0  # start number: Berger number (by lot) or Swiss/knockout seed (by rating)
+    byes: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # Swiss rounds
+    annulled: bool = False  # withdrew early: their games do not count for anybody
+    withdrawn_round: int = 0
+    joined_at: datetime = Field(default_factory=utcnow)
+
+
+class Rating(SQLModel, table=True):
+    """A player's Elo rating in one variant (see pbem.events.ratings)."""
+
+    __table_args__ = (UniqueConstraint("account_id", "variant"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    account_id: int = Field(foreign_key="account.id", index=True)
+    variant: str = Field(max_length=32)
+    rating: float = 1500.0
+    games: int = 0
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,38 @@
+"""An event's standings from its stored games: which games count, byes, withdrawals, default tiebreaks."""
+
+from __future__ import annotations
+
+from pbem.events.store import EventData
+from pbem.events.tiebreaks import Outcome, Row, rank
+
+__all__ = ["DEFAULT_TIEBREAKS", "FORMAT_TITLES", "counted_games", "standings", "tiebreaks_of"]
+
+#: ICCF's order for round robins; Buchholz first for Swiss, where opponents differ.
+DEFAULT_TIEBREAKS: dict[str, tuple[str, ...]] = {
+    "round-robin": ("wins", "sb", "h2h"),
+    "double-round-robin": ("wins", "sb", "h2h"),
+    "swiss": ("buchholz", "median", "sb", "wins"),
+    "knockout": (),
+}
+
+FORMAT_TITLES = {"round-robin": "round robin", "double-round-robin": "double round robin",
+                 "swiss": "Swiss", "knockout": "knockout"}
+
+
+def tiebreaks_of(data: EventData) -> tuple[str, ...]:
+    return tuple(data.event.tiebreaks) or DEFAULT_TIEBREAKS[data.event.format]
+
+
+def counted_games(data: EventData) -> list[Outcome]:
+    """The finished games that score: none of a player whose results were annulled."""
+    annulled = {p.account_id for p in data.players if p.annulled}
+    return [Outcome(g.white_id, g.black_id, g.result) for g in data.games
+            if g.status == "finished" and g.white_id not in annulled and g.black_id not in annulled]
+
+
+def standings(data: EventData) -> list[Row]:
+    """The ranked rows of every entrant whose results count, in start order before ranking."""
+    players = [p.account_id for p in data.players
+               if p.account_id is not None and p.status != "invited" and not p.annulled]
+    byes = {p.account_id: len(p.byes) for p in data.players if p.account_id is not None and p.byes}
+    return rank(players, counted_games(data), byes, tiebreaks_of(data))
