@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email
+import re
 import smtplib
 import threading
 import time
@@ -200,3 +201,25 @@ class Player:
         headers.update(kwargs.pop("headers", {}))
         return self.harness.send(self.address, str(mail["Reply-To"]), text, subject=f"Re: {mail['Subject']}",
                                  headers=headers, **kwargs)
+
+
+def open_game(harness: Harness, variant: str, terms: str = "white") -> tuple[Player, Player, EmailMessage,
+                                                                               EmailMessage]:
+    """alice challenges bob (``terms``: colour, time control, options) and bob accepts.
+
+    Returns both players and their opening game mails (whose Reply-To is their seat address).
+    """
+    alice, bob = Player(harness, "alice@players.example"), Player(harness, "bob@players.example")
+    welcome_a = alice.register("alice")
+    welcome_b = bob.register("bob")
+    assert "Welcome to pbem, alice" in body_of(welcome_a) and "Welcome to pbem, bob" in body_of(welcome_b)
+    alice.reply(welcome_a, f"challenge bob {variant} {terms}")
+    sent = alice.next_mail()
+    number = re.search(r"Challenge (\d+) sent to bob", body_of(sent))
+    assert number, body_of(sent)
+    challenge = bob.next_mail()
+    assert "alice challenges you" in str(challenge["Subject"])
+    bob.reply(challenge, f"accept {number.group(1)}")
+    opening_a = alice.next_mail(lambda m: "You play" in body_of(m))
+    opening_b = bob.next_mail(lambda m: "You play" in body_of(m))
+    return alice, bob, opening_a, opening_b

@@ -5,38 +5,16 @@ from __future__ import annotations
 import hashlib
 import re
 import smtplib
-from collections.abc import Iterator
-from pathlib import Path
+from email.message import EmailMessage
 
 import pytest
 
-from tests.harness import Harness, Player, body_of
+from tests.harness import Harness, Player, body_of, open_game
 
 
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path)
-    yield h
-    h.close()
-
-
-def start_game(harness: Harness) -> tuple[Player, Player, object, object]:
-    """alice (white) challenges bob; returns both players and their opening game mails."""
-    alice, bob = Player(harness, "alice@players.example"), Player(harness, "bob@players.example")
-    welcome_a = alice.register("alice")
-    welcome_b = bob.register("bob")
-    assert "Welcome to pbem, alice" in body_of(welcome_a)
-    assert "Welcome to pbem, bob" in body_of(welcome_b)
-    alice.reply(welcome_a, "challenge bob hyperspace white days 3")
-    sent = alice.next_mail()
-    number = re.search(r"Challenge (\d+) sent to bob", body_of(sent))
-    assert number, body_of(sent)
-    challenge = bob.next_mail()
-    assert "alice challenges you" in str(challenge["Subject"])
-    bob.reply(challenge, f"accept {number.group(1)}")
-    opening_a = alice.next_mail(lambda m: "You play" in body_of(m))
-    opening_b = bob.next_mail(lambda m: "You play" in body_of(m))
-    return alice, bob, opening_a, opening_b
+def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMessage]:
+    """alice (white) challenges bob to hyperspace; returns both players and their opening game mails."""
+    return open_game(harness, "hyperspace", "white")
 
 
 def test_full_game_with_phase_out_rejection_return_and_mate(harness: Harness) -> None:

@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from email.message import EmailMessage
-from pathlib import Path
 
-import pytest
-
-from tests.harness import Harness, Player, body_of
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path)
-    yield h
-    h.close()
+from tests.harness import Harness, Player, body_of, open_game
 
 
 def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMessage]:
-    """alice (white) challenges bob to space chess; returns both players and their opening game mails."""
-    alice, bob = Player(harness, "alice@players.example"), Player(harness, "bob@players.example")
-    welcome_a = alice.register("alice")
-    welcome_b = bob.register("bob")
-    assert "Welcome to pbem, bob" in body_of(welcome_b)
-    alice.reply(welcome_a, "challenge bob space-chess white")
-    sent = alice.next_mail()
-    number = re.search(r"Challenge (\d+) sent to bob", body_of(sent))
-    assert number, body_of(sent)
-    challenge = bob.next_mail()
-    assert "alice challenges you" in str(challenge["Subject"])
-    bob.reply(challenge, f"accept {number.group(1)}")
-    opening_a = alice.next_mail(lambda m: "You play" in body_of(m))
-    opening_b = bob.next_mail(lambda m: "You play" in body_of(m))
-    return alice, bob, opening_a, opening_b
+    """alice (white) challenges bob to space-chess; returns both players and their opening game mails."""
+    return open_game(harness, "space-chess", "white")
 
 
 def test_space_chess_game_with_two_level_transfers_a_capture_and_mate(harness: Harness) -> None:

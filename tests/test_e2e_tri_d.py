@@ -3,14 +3,9 @@ attack-board move, a refused move, and a resignation."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from email.message import EmailMessage
-from pathlib import Path
 
-import pytest
-
-from tests.harness import Harness, Player, body_of
+from tests.harness import Harness, Player, body_of, open_game
 
 # White clears the queen's-side attack board down to one pawn (knight, queen, b-pawns and rook
 # leave), while Black's knight shuffles; then the board with its pawn moves from b1(1) to b4(1).
@@ -19,28 +14,9 @@ WHITE = ["Nb1(2)-c3(2)", "qb0(1)-b3(4)", "2. Pb2(2)-b4(2)", "b1(1)-b1(2)", "Pb1(
 BLACK = ["Nb8(6)-c6(6)", "nc6(6)-b8(6)", "Nb8(6)-c6(6)", "Nc6(6)-b8(6)"] * 2
 
 
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path)
-    yield h
-    h.close()
-
-
 def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMessage]:
     """alice (white) challenges bob to tri-d; returns both players and their opening game mails."""
-    alice, bob = Player(harness, "alice@players.example"), Player(harness, "bob@players.example")
-    welcome_a = alice.register("alice")
-    bob.register("bob")
-    alice.reply(welcome_a, "challenge bob tri-d white")
-    sent = alice.next_mail()
-    number = re.search(r"Challenge (\d+) sent to bob", body_of(sent))
-    assert number, body_of(sent)
-    challenge = bob.next_mail()
-    assert "alice challenges you" in str(challenge["Subject"])
-    bob.reply(challenge, f"accept {number.group(1)}")
-    opening_a = alice.next_mail(lambda m: "You play" in body_of(m))
-    opening_b = bob.next_mail(lambda m: "You play" in body_of(m))
-    return alice, bob, opening_a, opening_b
+    return open_game(harness, "tri-d", "white")
 
 
 def test_tri_d_game_with_an_attack_board_move(harness: Harness) -> None:

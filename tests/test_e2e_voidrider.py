@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from email.message import EmailMessage
-from pathlib import Path
-
-import pytest
 
 from pbem.engine import Seat
 from pbem.variants.voidrider import VoidriderChess
-from tests.harness import Harness, Player, body_of
+from tests.harness import Harness, Player, body_of, open_game
 
 # The game: space moves (~), the Voidrider taking g8 across the void g3-g7, and mate by the Voidrider on e8.
 GAME = [
@@ -26,28 +21,9 @@ GAME = [
 ]
 
 
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path)
-    yield h
-    h.close()
-
-
 def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMessage]:
-    """alice (white) challenges bob to Voidrider Chess; returns both players and their opening mails."""
-    alice, bob = Player(harness, "alice@players.example"), Player(harness, "bob@players.example")
-    welcome_a = alice.register("alice")
-    bob.register("bob")
-    alice.reply(welcome_a, "challenge bob voidrider white")
-    sent = alice.next_mail()
-    number = re.search(r"Challenge (\d+) sent to bob", body_of(sent))
-    assert number, body_of(sent)
-    challenge = bob.next_mail()
-    assert "Voidrider Chess" in str(challenge["Subject"])
-    bob.reply(challenge, f"accept {number.group(1)}")
-    opening_a = alice.next_mail(lambda m: "You play" in body_of(m))
-    opening_b = bob.next_mail(lambda m: "You play" in body_of(m))
-    return alice, bob, opening_a, opening_b
+    """alice (white) challenges bob to voidrider; returns both players and their opening game mails."""
+    return open_game(harness, "voidrider", "white")
 
 
 def test_short_game_with_space_moves_a_ride_across_void_and_mate(harness: Harness) -> None:
