@@ -20,6 +20,7 @@ from pbem.engine import (
     View,
 )
 from pbem.engine.base import Recipient
+from pbem.engine.draws import claimable_draw
 from pbem.variants.hyperspace import notation, rules
 from pbem.variants.hyperspace.helptext import HELP_TEXT
 from pbem.variants.hyperspace.model import (
@@ -259,13 +260,8 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         return rules.outcome(state)
 
     def claim_draw(self, state: HyperspaceState) -> Outcome | None:
-        if rules.outcome(state) is not None:
-            return None
-        if rules.board_of(state).halfmove_clock >= 100:
-            return Outcome.draw("50-move rule")
-        if rules.repetitions(state) >= 3:
-            return Outcome.draw("threefold repetition")
-        return None
+        return claimable_draw(rules.outcome(state) is not None, rules.board_of(state).halfmove_clock,
+                              rules.repetitions(state))
 
     # -- views ------------------------------------------------------------------------------------
 

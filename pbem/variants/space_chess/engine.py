@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pbem.engine import IllegalMoveError, Note, Outcome, Seat, Transition, VariantBase, View
 from pbem.engine.base import Recipient
+from pbem.engine.draws import claimable_draw
 from pbem.variants.space_chess import notation, rules
 from pbem.variants.space_chess.diagram import diagram
 from pbem.variants.space_chess.helptext import HELP_TEXT
@@ -118,13 +119,7 @@ class SpaceChess(VariantBase[SpaceState, Move]):
         return rules.outcome(state)
 
     def claim_draw(self, state: SpaceState) -> Outcome | None:
-        if rules.outcome(state) is not None:
-            return None
-        if state.halfmove >= 100:
-            return Outcome.draw("50-move rule")
-        if rules.repetitions(state) >= 3:
-            return Outcome.draw("threefold repetition")
-        return None
+        return claimable_draw(rules.outcome(state) is not None, state.halfmove, rules.repetitions(state))
 
     # -- views ------------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from pbem.engine import IllegalMoveError, Note, Outcome, Seat, Transition, VariantBase, View
 from pbem.engine.base import Recipient
+from pbem.engine.draws import claimable_draw
 from pbem.variants.tri_d import notation, rules
 from pbem.variants.tri_d.diagram import diagram
 from pbem.variants.tri_d.explain import explain
@@ -126,13 +127,7 @@ class TriDChess(VariantBase[TriDState, Move]):
         return rules.outcome(state)
 
     def claim_draw(self, state: TriDState) -> Outcome | None:
-        if rules.outcome(state) is not None:
-            return None
-        if state.halfmove >= 100:
-            return Outcome.draw("50-move rule")
-        if rules.repetitions(state) >= 3:
-            return Outcome.draw("threefold repetition")
-        return None
+        return claimable_draw(rules.outcome(state) is not None, state.halfmove, rules.repetitions(state))
 
     def perft(self, state: TriDState, depth: int) -> int:
         """Leaf count straight on the board arrays, without notation, history or draw checks."""

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pbem.engine import IllegalMoveError, Note, Outcome, Seat, Transition, VariantBase, View
 from pbem.engine.base import Recipient
+from pbem.engine.draws import claimable_draw
 from pbem.variants.voidrider import notation, rules
 from pbem.variants.voidrider.diagram import diagram
 from pbem.variants.voidrider.explain import move_error, piece_name
@@ -101,13 +102,7 @@ class VoidriderChess(VariantBase[VoidriderState, Move]):
         return rules.outcome(state)
 
     def claim_draw(self, state: VoidriderState) -> Outcome | None:
-        if rules.outcome(state) is not None:
-            return None
-        if state.halfmove >= 100:
-            return Outcome.draw("50-move rule")
-        if rules.repetitions(state) >= 3:
-            return Outcome.draw("threefold repetition")
-        return None
+        return claimable_draw(rules.outcome(state) is not None, state.halfmove, rules.repetitions(state))
 
     def perft(self, state: VoidriderState, depth: int) -> int:
         """Leaf count of the move tree, by make/unmake (much faster than applying states)."""
