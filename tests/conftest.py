@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness import Harness
+from tests.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 
 
 @pytest.fixture
@@ -16,3 +17,17 @@ def harness(tmp_path: Path) -> Iterator[Harness]:
     h = Harness(tmp_path)
     yield h
     h.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """Run the test on SQLite (None: the harness's own file) and on a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        yield None
+        return
+    reason = postgres_available()
+    if reason:
+        pytest.skip(reason)
+    url = fresh_postgres_url()
+    yield url
+    drop_postgres(url)

@@ -12,24 +12,16 @@ from sqlmodel import col, select
 
 from pbem.store.models import Game, InboxItem, MoveRecord
 from tests.harness import body_of
-from tests.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
+from tests.pipeline import Pipeline
 
 ALICE, BOB, CAROL = "alice@players.example", "bob@players.example", "carol@players.example"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def pipe(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Pipeline]:
-    url = None
-    if request.param == "postgresql":
-        reason = postgres_available()
-        if reason:
-            pytest.skip(reason)
-        url = fresh_postgres_url()
-    p = Pipeline(tmp_path, database_url=url)
+@pytest.fixture
+def pipe(tmp_path: Path, database_url: str | None) -> Iterator[Pipeline]:
+    p = Pipeline(tmp_path, database_url=database_url)
     yield p
     p.close()
-    if url:
-        drop_postgres(url)
 
 
 def names_square(text: str, square: str) -> bool:

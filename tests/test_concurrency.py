@@ -14,24 +14,15 @@ from sqlmodel import select
 
 from pbem.store.models import Game, InboxItem, MoveRecord
 from tests.harness import Harness, Player, body_of
-from tests.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 from tests.test_e2e_hyperspace import start_game
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
-    url = None
-    if request.param == "postgresql":
-        reason = postgres_available()
-        if reason:
-            pytest.skip(reason)
-        url = fresh_postgres_url()
+@pytest.fixture
+def harness(tmp_path: Path, database_url: str | None) -> Iterator[Harness]:
     # No error-reply limit here: every one of the 200 mails must be answered, refusals included.
-    h = Harness(tmp_path, database_url=url, PBEM_SERVER_ERROR_REPLIES_PER_HOUR="0")
+    h = Harness(tmp_path, database_url=database_url, PBEM_SERVER_ERROR_REPLIES_PER_HOUR="0")
     yield h
     h.close()
-    if url:
-        drop_postgres(url)
 
 
 def test_200_simultaneous_moves_for_one_game(harness: Harness) -> None:

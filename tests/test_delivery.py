@@ -5,7 +5,6 @@ from __future__ import annotations
 import mailbox
 import smtplib
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,13 +18,6 @@ from pbem.store.models import InboxItem, OutboxItem, utcnow
 from tests.harness import Harness, Player, SinkHandler, body_of
 from tests.pipeline import Pipeline
 from tests.serving import free_port
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path)
-    yield h
-    h.close()
 
 
 def test_mail_is_stored_before_the_250(harness: Harness) -> None:

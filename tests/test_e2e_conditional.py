@@ -2,20 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from tests.harness import Harness, Player, body_of
 from tests.test_e2e_hyperspace import start_game
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path)
-    yield h
-    h.close()
 
 
 def test_conditional_lines_are_played_and_cleared(harness: Harness) -> None:

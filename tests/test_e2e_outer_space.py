@@ -3,20 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from email.message import EmailMessage
-from pathlib import Path
-
-import pytest
 
 from tests.harness import Harness, Player, body_of
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path)
-    yield h
-    h.close()
 
 
 def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMessage, EmailMessage]:

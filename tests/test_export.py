@@ -23,7 +23,7 @@ from pbem.store.models import Game, MoveRecord
 from pbem.variants.hyperspace import BoardMove, HyperspaceChess, PhaseOut
 from pbem.variants.hyperspace.pgn import VARIANT_TAG, Ply, board_from_pgn, movetext_words, read_game, wrap_words
 from tests.harness import body_of
-from tests.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
+from tests.pipeline import Pipeline
 from tests.test_commands import ALICE, BOB, names_square, started_game
 
 #: Scholar's mate by way of hyperspace: the queen phases out and comes back on h5 with White's 4th
@@ -41,25 +41,17 @@ PHASE_RETURN_AND_FORFEIT = ["Nb1@1 {c3}", "Pe7-e5", "Ng1@1", "Pf7-f6", "Bf1@2 {d
                             "Pa7-a6"]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def setup(request: pytest.FixtureRequest, tmp_path: Path,
+@pytest.fixture
+def setup(tmp_path: Path, database_url: str | None,
           monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pipeline, Path]]:
     """A pipeline and a configuration file for `pbem export` naming the same database."""
-    url = None
-    if request.param == "postgresql":
-        reason = postgres_available()
-        if reason:
-            pytest.skip(reason)
-        url = fresh_postgres_url()
     for name in [n for n in os.environ if n.startswith("PBEM_")]:
         monkeypatch.delenv(name)  # the file alone must say where the database is
-    pipe = Pipeline(tmp_path, database_url=url)
+    pipe = Pipeline(tmp_path, database_url=database_url)
     config = tmp_path / "export.toml"
     config.write_text(f'[server]\nsecret_key = "pipeline-key"\n\n[database]\nurl = "{pipe.db.url}"\n')
     yield pipe, config
     pipe.close()
-    if url:
-        drop_postgres(url)
 
 
 def play(pipe: Pipeline, moves: list[str]) -> tuple[int, tuple[str, str]]:

@@ -15,26 +15,18 @@ from pbem.engine.base import Seat
 from pbem.events.models import Event, EventPlayer, Rating
 from pbem.store.models import Account, Game
 from tests.harness import body_of
-from tests.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
+from tests.pipeline import Pipeline
 from tests.test_commands import register
 from tests.test_e2e_events import config_file, organiser, standings_rows
 
 NAMES = ("alice", "bob", "carol", "dave")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def pipe(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Pipeline]:
-    url = None
-    if request.param == "postgresql":
-        reason = postgres_available()
-        if reason:
-            pytest.skip(reason)
-        url = fresh_postgres_url()
-    p = Pipeline(tmp_path, database_url=url)
+@pytest.fixture
+def pipe(tmp_path: Path, database_url: str | None) -> Iterator[Pipeline]:
+    p = Pipeline(tmp_path, database_url=database_url)
     yield p
     p.close()
-    if url:
-        drop_postgres(url)
 
 
 @pytest.fixture
