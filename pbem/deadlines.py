@@ -18,7 +18,7 @@ from sqlmodel import col, func, select
 from pbem.clock import Clock, duration, reminder_points
 from pbem.commands.base import Context, Services
 from pbem.engine.base import Outcome, Seat
-from pbem.gameplay import board_block, close_game, engine_for, game_mail, game_over, handles, notify_observers
+from pbem.gameplay import board_block, end_without_move, engine_for, game_mail, game_over, handles
 from pbem.service import queue_outgoing
 from pbem.store.db import Database
 from pbem.store.models import Account, Game
@@ -129,11 +129,8 @@ class Sweeper:
     def _lose_on_time(self, ctx: Context, game: Game, clock: Clock, seat: Seat) -> None:
         names = handles(ctx, game)
         outcome = Outcome.win(seat.other, f"{names[seat]} lost on time")
-        close_game(game, outcome)
         game.clock = clock.dump()
-        game.updated_at = ctx.services.now()
-        state = self._state(game)
-        notify_observers(ctx, game)
+        state = end_without_move(ctx, game, outcome)
         game_over(ctx, game)
         for recipient in Seat:
             mail = game_mail(ctx, game, recipient, "player/game_over.txt", outcome=outcome,

@@ -348,16 +348,24 @@ def close_game(game: Game, outcome: Outcome) -> None:
     game.draw_offer = ""
 
 
-def finish_game(ctx: Context, game: Game, outcome: Outcome, by: Seat) -> Result:
-    """End ``game`` outside a move (resignation, agreed or claimed draw) and tell the opponent."""
+def end_without_move(ctx: Context, game: Game, outcome: Outcome) -> Any:
+    """Finish ``game`` outside play (resignation, draw, time, adjudication) and tell its observers.
+
+    Returns the final state for the players' mails, which each caller words its own way.
+    """
     close_game(game, outcome)
     game.version += 1
     game.updated_at = ctx.services.now()
     ctx.session.add(game)
     assert game.id is not None
     ctx.touched_games[game.id] = game
-    state = engine_for(game).load(game.state)
     notify_observers(ctx, game)
+    return engine_for(game).load(game.state)
+
+
+def finish_game(ctx: Context, game: Game, outcome: Outcome, by: Seat) -> Result:
+    """End ``game`` outside a move (resignation, agreed or claimed draw) and tell the opponent."""
+    state = end_without_move(ctx, game, outcome)
     game_over(ctx, game)
     ctx.send(game_mail(ctx, game, by.other, "player/game_over.txt", outcome=outcome,
                        board=board_block(game, state, by.other)))

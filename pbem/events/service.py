@@ -44,7 +44,7 @@ from pbem.events.render import crosstable, standings_table, summary
 from pbem.events.standings import FORMAT_TITLES, standings
 from pbem.events.store import EventData, event_by_name, load, lock_event, rate_game
 from pbem.events.tiebreaks import normalise
-from pbem.gameplay import board_block, close_game, engine_for, game_mail, game_over, notify_observers, start_game
+from pbem.gameplay import board_block, end_without_move, game_mail, game_over, start_game
 from pbem.mail.outbound import Outgoing
 from pbem.mail.render import render
 from pbem.settings import split_options
@@ -473,14 +473,7 @@ def _finish(ctx: Context, data: EventData, game: Game | None) -> None:
 
 def _end_game(ctx: Context, game: Game, outcome: Outcome) -> None:
     """Finish ``game`` outside play (adjudication, forfeit) and tell both players and observers."""
-    close_game(game, outcome)
-    game.version += 1
-    game.updated_at = ctx.services.now()
-    ctx.session.add(game)
-    assert game.id is not None
-    ctx.touched_games[game.id] = game
-    state = engine_for(game).load(game.state)
-    notify_observers(ctx, game)
+    state = end_without_move(ctx, game, outcome)
     for seat in Seat:
         ctx.send(game_mail(ctx, game, seat, "player/game_over.txt", outcome=outcome,
                            board=board_block(game, state, seat)))
