@@ -1,4 +1,9 @@
-"""End-to-end throughput: a bare aiosmtpd server and `pbem serve` (SQLite) under the same SMTP client load."""
+"""End-to-end throughput: a bare aiosmtpd server, a do-nothing relay and `pbem serve` (SQLite) under one SMTP load.
+
+The relay (the "floor" server) takes a mail and sends it on twice, the mail traffic of one move with
+no work in between; its CPU use and the bench's per move give the most moves/s any server can reach
+on this machine with this load.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import email
 import json
 import os
 import platform
+import queue
 import quopri
 import random
 import re
@@ -48,6 +54,8 @@ VARIANT = "hyperspace"
 MAX_MESSAGE_BYTES = 1048576
 TARGET_RATIO = 0.25
 TARGET_P99_MS = 250.0
+#: Relay connections of the floor server: enough that its forwarding never waits on a single connection.
+RELAY_SENDERS = 4
 
 _HEADER_PARSER = BytesHeaderParser(policy=compat32)
 
@@ -204,6 +212,50 @@ def serve_bare(port: int) -> None:
     asyncio.run(main())
 
 
+class RelayHandler:
+    """The floor server's handler: accept, then hand the mail to the senders that forward it twice."""
+
+    def __init__(self, outgoing: queue.SimpleQueue[tuple[str, bytes]]) -> None:
+        self.outgoing = outgoing
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or envelope.content or b""
+        self.outgoing.put((str(envelope.mail_from), raw if isinstance(raw, bytes) else raw.encode()))
+        return "250 OK"
+
+
+def forward_forever(outgoing: queue.SimpleQueue[tuple[str, bytes]], sink_port: int) -> None:
+    """One sender thread of the floor server: each mail goes back to its sender twice, as two transactions.
+
+    That is the mail traffic of a move (the mover's reply and the opponent's notice) with no work
+    in between: no parsing, no storage, no rules, no composing.
+    """
+    relay = smtplib.SMTP("127.0.0.1", sink_port, timeout=30)
+    while True:
+        sender, raw = outgoing.get()
+        relay.sendmail(PUBLIC, [sender], raw)
+        relay.sendmail(PUBLIC, [sender], raw)
+
+
+def serve_relay(port: int, sink_port: int) -> None:
+    """Run the floor server (one mail in, two out, nothing else) until SIGTERM (the bench's `--serve-relay`)."""
+    outgoing: queue.SimpleQueue[tuple[str, bytes]] = queue.SimpleQueue()
+    for number in range(RELAY_SENDERS):  # as many relay connections as pbem's delivery uses
+        threading.Thread(target=forward_forever, args=(outgoing, sink_port), name=f"sender-{number}",
+                         daemon=True).start()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(smtp_factory(RelayHandler(outgoing), DOMAIN), host="127.0.0.1", port=port)
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        server.close()
+
+    asyncio.run(main())
+
+
 # -- server subprocesses ----------------------------------------------------------------------------
 
 
@@ -293,6 +345,14 @@ def start_pbem(workdir: Path, sink_port: int) -> ServerProcess:
     if os.environ.get("BENCH_CPROFILE"):  # deterministic profile of the whole server run, written at its exit
         argv[1:1] = ["-m", "cProfile", "-o", os.environ["BENCH_CPROFILE"]]
     server = ServerProcess("pbem", argv, port, workdir, clean_environment())
+    server.wait_listening()
+    return server
+
+
+def start_relay(workdir: Path, sink_port: int) -> ServerProcess:
+    port = free_port()
+    argv = [sys.executable, str(Path(__file__).resolve()), "--serve-relay", str(port), "--sink-port", str(sink_port)]
+    server = ServerProcess("relay", argv, port, workdir, clean_environment())
     server.wait_listening()
     return server
 
@@ -553,6 +613,43 @@ def bare_phase(server: ServerProcess, games: list[Game], messages_per_client: in
     return {"messages": sum(counts), "seconds": elapsed, "rate": sum(counts) / elapsed}
 
 
+def relay_phase(server: ServerProcess, games: list[Game], moves_per_game: int, seconds: float) -> dict[str, Any]:
+    """Closed loop against the floor server: send a move mail, wait until both forwarded copies arrived."""
+    start = time.monotonic()
+    deadline = start + seconds
+    latencies: list[float] = []
+    finished: list[float] = []
+
+    def client_task(game: Game) -> None:
+        client = Client(server.port)
+        player = game.white
+        opening = game.last[player.handle]
+        choice = choose_move(game)
+        move = choice[1] if choice else "Pe2-e4"
+        seen = len(player.sink.mailbox.wait(player.address, 0, 0.0, server.check))
+        try:
+            for _ in range(moves_per_game):
+                if ABORT.is_set() or time.monotonic() > deadline:
+                    break
+                _, sent = player.reply(client, opening, move, f"floor server, client {game.index}")
+                for _copy in (1, 2):
+                    mails = player.sink.mailbox.wait(player.address, seen, player.timeout, server.check)
+                    if not mails:
+                        raise BenchError(f"floor server: no forwarded mail for {player.address}")
+                    seen += 1
+                latencies.append(mails[-1].arrived - sent)
+        finally:
+            client.close()
+            finished.append(time.monotonic())
+
+    run_parallel([lambda g=game: client_task(g) for game in games])
+    server.check()
+    elapsed = max(finished, default=time.monotonic()) - start
+    latencies.sort()
+    return {"moves": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed if elapsed > 0 else 0.0,
+            "p50_ms": percentile(latencies, 50) * 1000, "p99_ms": percentile(latencies, 99) * 1000}
+
+
 def pbem_phase(games: list[Game], moves_per_game: int, seconds: float, rate: float | None) -> dict[str, Any]:
     """Every game plays up to ``moves_per_game`` moves at once: closed loop, or paced to ``rate`` moves/s."""
     start = time.monotonic()
@@ -638,15 +735,17 @@ def cpu_use(server_pid: int) -> Iterator[dict[str, float]]:
 
 
 @contextlib.contextmanager
-def py_spy(pid: int, output: Path | None) -> Iterator[None]:
+def py_spy(pid: int, output: Path | None, gil: bool) -> Iterator[None]:
     """Sample the pbem process (all threads) with py-spy while the block runs, when asked to."""
     if output is None:
         yield
         return
     executable = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-    # Wall-clock samples of every thread, idle ones included (lock and I/O waits are what we look for);
-    # non-blocking, so the sampling does not slow pbem down.
-    argv = [executable, "record", "--pid", str(pid), "--rate", "100", "--idle", "--threads", "--nonblocking",
+    # Wall clock: every thread, idle ones included (lock and I/O waits are what we look for).
+    # GIL: only the thread holding it, which is where pbem's single core goes.
+    # Non-blocking either way, so the sampling does not slow pbem down.
+    mode = ["--gil"] if gil else ["--idle"]
+    argv = [executable, "record", "--pid", str(pid), "--rate", "200", *mode, "--threads", "--nonblocking",
             "--format", "raw", "-o", str(output)]
     try:
         with output.with_suffix(".log").open("wb") as log:
@@ -690,7 +789,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"= {bare_result['rate']:.0f} messages/s; CPU: server {cpu['server_cpu_pct']:.0f}%, "
             f"bench {cpu['bench_cpu_pct']:.0f}% of a core")
 
-        with py_spy(pbem.proc.pid, args.profile), cpu_use(pbem.proc.pid) as cpu:
+        relay = start_relay(workdir, sink.port)
+        servers.append(relay)
+        with cpu_use(relay.proc.pid) as cpu:
+            floor = relay_phase(relay, phase1, args.moves_per_game * 10, args.bare_seconds)
+        floor.update(cpu)
+        relay.stop()
+        say(f"floor server (1 mail in, 2 out, no work): {floor['moves']} moves in {floor['seconds']:.2f} s "
+            f"= {floor['rate']:.0f} moves/s; latency p50 {floor['p50_ms']:.1f} ms, p99 {floor['p99_ms']:.1f} ms; "
+            f"CPU: server {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}% of a core")
+
+        with py_spy(pbem.proc.pid, args.profile, args.profile_gil), cpu_use(pbem.proc.pid) as cpu:
             maximum = pbem_phase(phase1, args.moves_per_game, args.seconds, rate=None)
         maximum.update(cpu)
         say(f"pbem at maximum: {maximum['moves']} moves in {maximum['seconds']:.2f} s = {maximum['rate']:.1f} "
@@ -703,7 +812,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"{half['rate']:.1f} moves/s; latency p50 {half['p50_ms']:.0f} ms, p99 {half['p99_ms']:.0f} ms; "
             f"CPU: pbem {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}% of a core")
         pbem.check()
-        return report(args, bare_result, maximum, half, pbem.error_lines(), sink.mailbox.total)
+        return report(args, bare_result, floor, maximum, half, pbem.error_lines(), sink.mailbox.total)
     finally:
         for game in all_games:
             game.client.close()
@@ -716,8 +825,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def report(args: argparse.Namespace, bare: dict[str, Any], maximum: dict[str, Any], half: dict[str, Any],
-           errors: list[str], mails: int) -> dict[str, Any]:
+def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any], maximum: dict[str, Any],
+           half: dict[str, Any], errors: list[str], mails: int) -> dict[str, Any]:
     ratio = maximum["rate"] / bare["rate"] if bare["rate"] else 0.0
     return {
         "parameters": {"games": args.games, "moves_per_game": args.moves_per_game, "seconds": args.seconds,
@@ -727,7 +836,12 @@ def report(args: argparse.Namespace, bare: dict[str, Any], maximum: dict[str, An
         "bare_messages_per_s": bare["rate"],
         "pbem_moves_per_s": maximum["rate"],
         "ratio": ratio,
+        "floor_moves_per_s": floor["rate"],
+        "floor_ratio": floor["rate"] / bare["rate"] if bare["rate"] else 0.0,
+        "pbem_share_of_floor": maximum["rate"] / floor["rate"] if floor["rate"] else 0.0,
         "bare": bare,
+        "floor": floor,
+        "ceiling": ceiling(floor, os.cpu_count() or 1, bare["rate"]),
         "maximum": maximum,
         "half_load": half,
         "mails_relayed": mails,
@@ -735,6 +849,21 @@ def report(args: argparse.Namespace, bare: dict[str, Any], maximum: dict[str, An
         "targets": {"ratio_min": TARGET_RATIO, "half_load_p99_ms_max": TARGET_P99_MS,
                     "ratio_ok": ratio >= TARGET_RATIO, "p99_ok": half["p99_ms"] < TARGET_P99_MS},
     }
+
+
+def ceiling(floor: dict[str, Any], cores: int, bare_rate: float) -> dict[str, float]:
+    """The machine's bound on moves/s: the floor server's and the bench's CPU per move, over all cores.
+
+    A server doing any work per move needs more CPU than the floor server, so no server can go
+    faster than this with the bench on the same machine.
+    """
+    if not floor["rate"]:
+        return {"cpu_ms_per_move": 0.0, "moves_per_s": 0.0, "ratio": 0.0}
+    server_ms = floor["server_cpu_pct"] / 100 * 1000 / floor["rate"]
+    bench_ms = floor["bench_cpu_pct"] / 100 * 1000 / floor["rate"]
+    bound = cores * 1000 / (server_ms + bench_ms)
+    return {"server_cpu_ms_per_move": server_ms, "bench_cpu_ms_per_move": bench_ms,
+            "moves_per_s": bound, "ratio": bound / bare_rate if bare_rate else 0.0}
 
 
 def print_summary(result: dict[str, Any]) -> None:
@@ -754,6 +883,12 @@ Python {params['python']}, database {params['database']}; \
   pbem serve                      {result['pbem_moves_per_s']:9.1f} moves/s   ({maximum['moves']} moves, \
 {maximum['seconds']:.1f} s; CPU: pbem {maximum['server_cpu_pct']:.0f}%, bench \
 {maximum['bench_cpu_pct']:.0f}% of a core)
+  floor server (1 in, 2 out)      {result['floor_moves_per_s']:9.1f} moves/s   (ratio to bare \
+{result['floor_ratio']:.3f}: about the most any server reaches here; pbem is \
+{100 * result['pbem_share_of_floor']:.0f}% of it)
+  ceiling on {params['cores']} cores               {result['ceiling']['moves_per_s']:9.1f} moves/s   (ratio to bare \
+{result['ceiling']['ratio']:.3f}; per move the floor server uses {result['ceiling']['server_cpu_ms_per_move']:.2f} ms \
+of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms)
   ratio pbem / bare               {result['ratio']:9.3f}      target >= {targets['ratio_min']}  \
 {verdict(targets['ratio_ok'])}
   latency at maximum              p50 {maximum['p50_ms']:7.1f} ms   p99 {maximum['p99_ms']:7.1f} ms
@@ -786,10 +921,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--profile", type=Path,
                         help="record pbem with py-spy (raw, wall clock, all threads) during the maximum phase")
+    parser.add_argument("--profile-gil", action="store_true",
+                        help="with --profile: sample only the thread holding the GIL (where the CPU goes)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database, logs)")
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-relay", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--sink-port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.serve_bare is None and (args.games < 1 or args.moves_per_game < 1):
+    if args.serve_bare is None and args.serve_relay is None and (args.games < 1 or args.moves_per_game < 1):
         parser.error("--games and --moves-per-game must be at least 1")
     return args
 
@@ -802,6 +941,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.serve_bare is not None:
         serve_bare(args.serve_bare)
+        return 0
+    if args.serve_relay is not None:
+        serve_relay(args.serve_relay, args.sink_port)
         return 0
     Client.fresh = args.connect_per_message
     for sig in (signal.SIGTERM, signal.SIGHUP):
