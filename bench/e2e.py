@@ -197,12 +197,12 @@ class Sink:
         self._thread.join(timeout=5)
 
 
-def serve_bare(port: int) -> None:
-    """Run the bare null-handler server in this process until SIGTERM (the bench's `--serve-bare`)."""
+def serve_until_stopped(handler: object, port: int) -> None:
+    """Run an aiosmtpd server with ``handler`` on 127.0.0.1:``port`` in this process until SIGTERM."""
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        server = await loop.create_server(smtp_factory(NullHandler(), DOMAIN), host="127.0.0.1", port=port)
+        server = await loop.create_server(smtp_factory(handler, DOMAIN), host="127.0.0.1", port=port)
         stop = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
@@ -210,6 +210,11 @@ def serve_bare(port: int) -> None:
         server.close()
 
     asyncio.run(main())
+
+
+def serve_bare(port: int) -> None:
+    """The bare null-handler server (the bench's `--serve-bare`)."""
+    serve_until_stopped(NullHandler(), port)
 
 
 class RelayHandler:
@@ -238,22 +243,12 @@ def forward_forever(outgoing: queue.SimpleQueue[tuple[str, bytes]], sink_port: i
 
 
 def serve_relay(port: int, sink_port: int) -> None:
-    """Run the floor server (one mail in, two out, nothing else) until SIGTERM (the bench's `--serve-relay`)."""
+    """The floor server: one mail in, two out, nothing else (the bench's `--serve-relay`)."""
     outgoing: queue.SimpleQueue[tuple[str, bytes]] = queue.SimpleQueue()
-    for number in range(RELAY_SENDERS):  # as many relay connections as pbem's delivery uses
+    for number in range(RELAY_SENDERS):
         threading.Thread(target=forward_forever, args=(outgoing, sink_port), name=f"sender-{number}",
                          daemon=True).start()
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        server = await loop.create_server(smtp_factory(RelayHandler(outgoing), DOMAIN), host="127.0.0.1", port=port)
-        stop = asyncio.Event()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        server.close()
-
-    asyncio.run(main())
+    serve_until_stopped(RelayHandler(outgoing), port)
 
 
 # -- server subprocesses ----------------------------------------------------------------------------

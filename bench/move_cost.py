@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import email
 import json
 import random
 import re
@@ -15,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
-from email.policy import default as default_policy
 from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
@@ -23,18 +21,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sqlmodel import col, select  # noqa: E402
 
-from pbem.commands import Services  # noqa: E402
-from pbem.config import load_config  # noqa: E402
-from pbem.mail.addresses import AddressBook  # noqa: E402
 from pbem.mail.inbound import parse_mail  # noqa: E402
 from pbem.mail.outbound import Outgoing, compose  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
-from pbem.service import Worker  # noqa: E402
-from pbem.store.db import Database  # noqa: E402
-from pbem.store.models import OutboxItem  # noqa: E402
 from pbem.variants import get_variant  # noqa: E402
+from tests.pipeline import Pipeline  # noqa: E402
 
 VARIANT = "hyperspace"
 PLAYERS = "players.example"
@@ -68,17 +60,8 @@ class Samples:
     outgoing: list[Outgoing] = field(default_factory=list)
 
 
-class Pbem:
-    """pbem's worker on a fresh SQLite file, fed mails as the listener stores them."""
-
-    def __init__(self, workdir: Path) -> None:
-        (workdir / "pbem.toml").write_text("")
-        self.config = load_config(workdir / "pbem.toml", environ={"PBEM_SERVER_SECRET_KEY": "bench"})
-        self.db = Database(f"sqlite:///{workdir / 'pbem.sqlite3'}")
-        self.db.create_all()
-        key = self.db.secret_key("bench")
-        self.addresses = AddressBook("pbem", self.config.domain, key)
-        self.worker = Worker(self.db, Services(config=self.config, addresses=self.addresses))
+class Pbem(Pipeline):
+    """pbem's worker on a fresh SQLite file (the tests' pipeline), fed mails as the listener stores them."""
 
     def mail(self, sender: str, to: str, body: str, reply_to: EmailMessage | None = None) -> bytes:
         """A plain-text mail as a client writes it; a reply quotes the mail it answers."""
@@ -100,20 +83,6 @@ class Pbem:
         self.worker.process_next()
         return time.perf_counter() - started, time.process_time() - cpu
 
-    def outbox(self) -> list[tuple[str, EmailMessage]]:
-        """Queued mails (recipient, message) in order, marked sent."""
-        with self.db.transaction() as session:
-            rows = session.exec(select(OutboxItem).where(OutboxItem.status == "pending")
-                                .order_by(col(OutboxItem.id))).all()
-            mails = []
-            for row in rows:
-                message = email.message_from_bytes(row.raw, policy=default_policy)
-                assert isinstance(message, EmailMessage)
-                mails.append((row.recipient, message))
-                row.status = "sent"
-                session.add(row)
-        return mails
-
 
 def body_of(message: EmailMessage) -> str:
     part = message.get_body(preferencelist=("plain",))
@@ -132,15 +101,15 @@ def start_game(pbem: Pbem, number: int) -> Game:
     for seat, handle in ((game.white, f"w{number}"), (game.black, f"b{number}")):
         pbem.deliver(pbem.mail(seat.email, pbem.addresses.public, f"register {handle}"), seat.email,
                      pbem.addresses.public)
-        seat.address = str(only(pbem.outbox(), seat.email, "welcome")["Reply-To"])
+        seat.address = str(only(pbem.drain_outbox(), seat.email, "welcome")["Reply-To"])
     pbem.deliver(pbem.mail(game.white.email, game.white.address, f"challenge b{number} {VARIANT} white"),
                  game.white.email, game.white.address)
-    challenge = only(pbem.outbox(), game.black.email, "challenge")
+    challenge = only(pbem.drain_outbox(), game.black.email, "challenge")
     accept = re.search(r"accept (\d+)", body_of(challenge))
     assert accept, body_of(challenge)
     pbem.deliver(pbem.mail(game.black.email, str(challenge["Reply-To"]), accept.group(0)), game.black.email,
                  str(challenge["Reply-To"]))
-    mails = pbem.outbox()
+    mails = pbem.drain_outbox()
     for seat in (game.white, game.black):
         seat.last = only(mails, seat.email, "opening mail")
     game.state = get_variant(VARIANT).setup({})
@@ -165,7 +134,7 @@ def play(pbem: Pbem, games: list[Game], moves: int, rng: random.Random, samples:
             wall, cpu = pbem.deliver(raw, mover.email, str(mover.last["Reply-To"]))
             samples.worker_seconds.append(wall)
             samples.worker_cpu_seconds.append(cpu)
-            mails = pbem.outbox()
+            mails = pbem.drain_outbox()
             mover.last = only(mails, mover.email, "reply")
             opponent.last = only(mails, opponent.email, "notice")
             for recipient, message in mails:
@@ -219,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         games = [start_game(pbem, number) for number in range(1, args.games + 1)]
         samples = Samples()
         play(pbem, games, args.moves, random.Random(args.seed), samples)
-        pbem.db.dispose()
+        pbem.close()
     worker_ms = 1000 * statistics.median(samples.worker_cpu_seconds)
     figures = {"moves": len(samples.worker_seconds), "worker_ms": worker_ms,
                "worker_wall_ms": 1000 * statistics.median(samples.worker_seconds),
