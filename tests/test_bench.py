@@ -1,0 +1,41 @@
+"""The benchmark scripts still run and report whole figures (tiny loads; no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_bench(script: str, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(REPO / "bench" / script), *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_move_cost_times_every_move_and_stage(tmp_path: Path) -> None:
+    out = tmp_path / "cost.json"
+    done = run_bench("move_cost.py", "--games", "2", "--moves", "3", "--json", str(out), timeout=120)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())
+    assert figures["moves"] == 6
+    assert figures["mails_per_move"] == 2.0  # the mover's reply and the opponent's notice
+    for stage in ("worker_ms", "parse_ms", "rules_ms", "compose_ms"):
+        assert figures[stage] > 0, stage
+    assert "parse the mail" in done.stdout
+
+
+def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
+    out = tmp_path / "e2e.json"
+    done = run_bench("e2e.py", "--games", "2", "--moves-per-game", "3", "--bare-seconds", "1",
+                     "--bare-messages", "50", "--json", str(out), timeout=240)
+    assert done.returncode in (0, 1), done.stderr  # 1: targets missed; 2 would be a failed run
+    result = json.loads(out.read_text())
+    assert result["bare"]["messages"] > 0
+    assert result["floor"]["moves"] > 0 and result["ceiling"]["moves_per_s"] > 0
+    assert result["maximum"]["moves"] == 6 and result["half_load"]["moves"] == 6
+    assert result["mails_relayed"] >= 4 * 6  # set-up mails, then two per move in each phase
+    assert result["pbem_errors_logged"] == 0
+    assert result["ratio"] == result["pbem_moves_per_s"] / result["bare_messages_per_s"]
