@@ -19,6 +19,7 @@ import base64
 import email
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -42,6 +43,8 @@ from tests.pipeline import Pipeline  # noqa: E402
 
 SAMPLES = ROOT / "tests" / "mail" / "samples"
 CORPUS = ROOT.parent / "shared" / "corpus"
+#: One label of a host name in its ASCII form, as a relay needs it (RFC 1123).
+HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 REPLY_HEADERS = {b"content-type", b"mime-version", b"content-transfer-encoding", b"from", b"to", b"reply-to",
                  b"subject", b"date", b"message-id", b"in-reply-to", b"references", b"auto-submitted",
@@ -301,6 +304,12 @@ def unsafe_reply(raw: bytes) -> str | None:
     message = email.message_from_bytes(raw, policy=default_policy)
     if len(message.get_all("To") or []) != 1 or len(message["To"].addresses) != 1:
         return f"not exactly one To: {message['To']!r}"
+    domain = message["To"].addresses[0].domain
+    if not all(HOST_LABEL.fullmatch(label) for label in domain.split(".")):
+        return f"To is no address one can send to: {message['To']!r}"
+    for name, value in message.items():
+        if name.lower() != "subject" and "victim@" in str(value):  # a reply's subject may quote the sender
+            return f"{name} names a third party: {value!r}"
     return None
 
 

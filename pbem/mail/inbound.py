@@ -155,7 +155,10 @@ _MSGID_TOKEN = re.compile(r"<[^<>\s]+>")
 _MAX_REFERENCES = 30
 # No controls either: the envelope sender reaches here unfiltered, and an address becomes a
 # reply's recipient and the account's key.
-_ADDRESS = re.compile(r"[^\s\x00-\x1f\x7f-\x9f@<>()\[\],;:\"\\]{1,64}@[^\s\x00-\x1f\x7f-\x9f@<>()\[\],;:\"\\]{1,255}")
+_ADDRESS_CHAR = r"[^\s\x00-\x1f\x7f-\x9f@<>()\[\],;:\"\\]"
+_ADDRESS = re.compile(rf"({_ADDRESS_CHAR}{{1,64}})@({_ADDRESS_CHAR}{{1,255}})")
+#: One label of a host name in its ASCII form: letters, digits, inner hyphens (RFC 1123).
+_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 _NULL_SENDERS = frozenset({"", "<>"})
 
 
@@ -263,7 +266,21 @@ def _parse_from(raw: str | None) -> tuple[str, str]:
 
 def _valid_address(addr: str) -> str:
     """The address lowercased if it is a plain local@domain, else "" (never a half-parsed string)."""
-    return addr.lower() if _ADDRESS.fullmatch(addr) else ""
+    match = _ADDRESS.fullmatch(addr)
+    return addr.lower() if match and _valid_domain(match.group(2)) else ""
+
+
+def _valid_domain(domain: str) -> bool:
+    """A host name we can send to: ASCII labels, or an internationalised name that IDNA encodes.
+
+    Anything else (``example.com?=`` from a mangled encoded word, a lone accent) is no address
+    to answer: the reply goes to the envelope sender instead, or nowhere.
+    """
+    try:
+        ascii_name = domain if domain.isascii() else domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        return False
+    return len(ascii_name) <= 253 and all(_HOST_LABEL.fullmatch(label) for label in ascii_name.split("."))
 
 
 def _strip_envelope(envelope_sender: str | None) -> str:
