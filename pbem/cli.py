@@ -114,6 +114,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd logs every SMTP line at INFO
     logging.getLogger("alembic").setLevel(logging.WARNING)  # one line per plugin and migration step
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per re-armed alarm and per run
     asyncio.run(Server(config).run_forever())
     return 0
 

@@ -46,6 +46,8 @@ class Alarm:
                 self.scheduler.remove_job(_WAKE)
             return
         moment = max(moment, datetime.now(UTC))
+        if self.next_wake() == moment:
+            return  # already armed there: most moves leave the earliest event where it was
         self.scheduler.add_job(self._run, "date", run_date=moment, id=_WAKE, replace_existing=True)
 
     def next_wake(self) -> datetime | None:
