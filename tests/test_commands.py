@@ -41,18 +41,25 @@ def register(pipe: Pipeline, address: str, handle: str) -> str:
     return str(only_mail(pipe, address)["Reply-To"])
 
 
-def started_game(pipe: Pipeline) -> tuple[str, str]:
-    """alice (white) vs bob in Hyperspace Chess; returns both seat addresses."""
+def begin_game(pipe: Pipeline, terms: str = "") -> tuple[str, str, str, str]:
+    """alice (white) challenges bob to Hyperspace Chess on ``terms``, bob accepts.
+
+    Returns alice's and bob's personal addresses, then their seat addresses.
+    """
     alice = register(pipe, ALICE, "alice")
     bob = register(pipe, BOB, "bob")
-    pipe.send(ALICE, alice, "challenge bob hyperspace white")
-    mails = pipe.drain_outbox()
-    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in mails if r == BOB))
+    pipe.send(ALICE, alice, f"challenge bob hyperspace white {terms}".strip())
+    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB))
     assert number
     pipe.send(BOB, bob, f"accept {number.group(1)}")
     mails = pipe.drain_outbox()
     seats = {r: str(m["Reply-To"]) for r, m in mails if "has started" in body_of(m) and "Game" in body_of(m)}
-    return seats[ALICE], seats[BOB]
+    return alice, bob, seats[ALICE], seats[BOB]
+
+
+def started_game(pipe: Pipeline) -> tuple[str, str]:
+    """alice (white) vs bob in Hyperspace Chess; returns both seat addresses."""
+    return begin_game(pipe)[2:]
 
 
 def test_register_creates_account_and_again_resends_welcome(pipe: Pipeline) -> None:

@@ -12,7 +12,7 @@ from sqlmodel import select
 from pbem.store.models import Game, MoveRecord
 from tests.harness import body_of
 from tests.pipeline import Pipeline
-from tests.test_commands import ALICE, BOB, register
+from tests.test_commands import ALICE, BOB, begin_game, register
 
 CAROL = "carol@players.example"
 
@@ -26,13 +26,7 @@ def pipe(tmp_path: Path) -> Iterator[Pipeline]:
 
 def start(pipe: Pipeline, terms: str = "") -> tuple[str, str]:
     """alice (white) vs bob in Hyperspace Chess with ``terms``; returns both seat addresses."""
-    alice, bob = register(pipe, ALICE, "alice"), register(pipe, BOB, "bob")
-    pipe.send(ALICE, alice, f"challenge bob hyperspace white {terms}")
-    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB))
-    assert number
-    pipe.send(BOB, bob, f"accept {number.group(1)}")
-    seats = {r: str(m["Reply-To"]) for r, m in pipe.drain_outbox() if "has started" in body_of(m)}
-    return seats[ALICE], seats[BOB]
+    return begin_game(pipe, terms)[2:]
 
 
 def mails(pipe: Pipeline) -> dict[str, str]:

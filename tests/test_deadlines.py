@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,7 +13,7 @@ from pbem.deadlines import Sweeper
 from pbem.store.models import Game
 from tests.harness import body_of
 from tests.pipeline import Pipeline
-from tests.test_commands import ALICE, BOB, register
+from tests.test_commands import ALICE, BOB, begin_game
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -50,13 +49,7 @@ def pipe(tmp_path: Path, time: FakeTime) -> Iterator[Pipeline]:
 
 def start(pipe: Pipeline, terms: str = "days 10") -> tuple[str, str, str, str]:
     """alice (white) vs bob; returns alice's and bob's personal and seat addresses."""
-    alice, bob = register(pipe, ALICE, "alice"), register(pipe, BOB, "bob")
-    pipe.send(ALICE, alice, f"challenge bob hyperspace white {terms}")
-    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB))
-    assert number
-    pipe.send(BOB, bob, f"accept {number.group(1)}")
-    seats = {r: str(m["Reply-To"]) for r, m in pipe.drain_outbox() if "has started" in body_of(m)}
-    return alice, bob, seats[ALICE], seats[BOB]
+    return begin_game(pipe, terms)
 
 
 def sweep_at(pipe: Pipeline, time: FakeTime, days: float) -> list[tuple[str, str, str]]:
