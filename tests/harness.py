@@ -88,7 +88,10 @@ class Harness:
             self.server = None
 
     def start_server(self) -> None:
-        """Start a fresh server on the same configuration (a fixed PBEM_SMTP_PORT keeps the port)."""
+        """Start a fresh server on the same configuration, listening on the port it had."""
+        if self.port:
+            self.environ["PBEM_SMTP_PORT"] = str(self.port)
+            self.config = load_config(self.tmp_path / "pbem.toml", environ=self.environ)
         self.server = self._call(self._make_server())
         self.port = self.server.port
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -12,6 +12,9 @@ import time
 from pathlib import Path
 
 from tests.harness import Harness
+
+#: The line `pbem serve` prints once it listens, with the port it got.
+_SERVING = re.compile(rb"pbem serving \S+ on [^\s:]+:(\d+) ")
 
 
 def free_port() -> int:
@@ -26,34 +29,40 @@ class Instance:
     def __init__(self, tmp_path: Path, name: str, harness: Harness, url: str, games: str = "") -> None:
         self.name = name
         self.tmp_path = tmp_path
-        self.port = free_port()
+        self.port = 0  # the first start picks a free port itself; restarts keep it
         self.config = tmp_path / f"{name}.toml"
-        self.config.write_text(
-            f'[server]\nsecret_key = "{harness.environ["PBEM_SERVER_SECRET_KEY"]}"\n'
-            f'[smtp]\nport = {self.port}\n'
-            f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
-            f'[database]\nurl = "{url}"\n'
-            f"[games]\n{games or 'reminders = []'}\n", encoding="utf-8")
+        self._settings = (f'[server]\nsecret_key = "{harness.environ["PBEM_SERVER_SECRET_KEY"]}"\n'
+                          f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
+                          f'[database]\nurl = "{url}"\n'
+                          f"[games]\n{games or 'reminders = []'}\n")
         self.process: subprocess.Popen[bytes] | None = None
         self.start()
 
     def start(self, timeout: float = 30.0) -> None:
+        # Port 0 on the first start: a port probed free and bound later can be taken in between.
+        self.config.write_text(f"[smtp]\nport = {self.port}\n{self._settings}", encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
-        log = (self.tmp_path / f"{self.name}.log").open("ab")
-        self.process = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--config", str(self.config)],
-                                        env=env, cwd=self.tmp_path, stdout=log, stderr=log)
+        log_path = self.tmp_path / f"{self.name}.log"
+        starts_before = len(_SERVING.findall(log_path.read_bytes())) if log_path.exists() else 0
+        with log_path.open("ab") as log:
+            self.process = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--config", str(self.config)],
+                                            env=env, cwd=self.tmp_path, stdout=log, stderr=log)
         deadline = time.monotonic() + timeout
         while True:
             assert self.process.poll() is None, f"{self.name} exited; see {self.name}.log"
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+            started = _SERVING.findall(log_path.read_bytes())[starts_before:]
+            if started:  # printed once the listener is bound
+                self.port = int(started[-1])
                 return
             assert time.monotonic() < deadline, f"{self.name} did not start listening"
             time.sleep(0.05)
 
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=30)
+    def stop(self) -> int | None:
+        """SIGTERM, as an operator stops it; its exit status (None if it was not running)."""
+        if self.process is None or self.process.poll() is not None:
+            return None
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=30)
 
     def kill(self) -> None:
         """SIGKILL: no clean-up at all, as a power cut or the OOM killer would do."""

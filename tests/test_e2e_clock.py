@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 
 from tests.harness import Harness, Player, body_of
+from tests.serving import Instance
 
 
 def challenge_and_accept(harness: Harness, terms: str) -> tuple[Player, Player, int]:
@@ -58,60 +52,30 @@ def test_a_reminder_then_a_loss_on_time(tmp_path: Path) -> None:
         harness.close()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def pbem_serve(harness: Harness, config: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """`pbem serve` as an operator runs it, in its own process; stopped with SIGTERM."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
-    process = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--config", str(config)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", harness.port), timeout=1):
-                break
-            assert time.monotonic() < deadline, "pbem serve did not start listening"
-            time.sleep(0.1)
-        yield process
-    finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
-
-
 def test_a_deadline_passed_while_stopped_is_applied_once_after_restart(tmp_path: Path) -> None:
     harness = Harness(tmp_path, serve=False)
-    harness.port = free_port()
-    config = tmp_path / "serve.toml"
-    env = harness.environ
-    config.write_text(
-        f'[server]\nsecret_key = "{env["PBEM_SERVER_SECRET_KEY"]}"\n'
-        f'[smtp]\nport = {harness.port}\n'
-        f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
-        f'maildir = "{tmp_path / "outbox"}"\n'
-        f'[database]\nurl = "{env["PBEM_DATABASE_URL"]}"\n'
-        f"[games]\nreminders = []\nremind_before_days = 0\n", encoding="utf-8")
+    server = Instance(tmp_path, "serve", harness, harness.environ["PBEM_DATABASE_URL"],
+                      games="reminders = []\nremind_before_days = 0")
+    harness.port = server.port
     try:
-        with pbem_serve(harness, config):
-            alice, bob, _ = challenge_and_accept(harness, "days 0.00005")  # 4.3 s
-            harness.settle(quiet=0.5)
+        alice, bob, _ = challenge_and_accept(harness, "days 0.00005")  # 4.3 s
+        harness.settle(quiet=0.5)
+        assert server.stop() == 0
         stopped_at = time.monotonic()
         assert not any(is_over(m) for m in alice.inbox())
         time.sleep(max(0.0, 6.0 - (time.monotonic() - stopped_at)))  # the deadline passes while stopped
         assert not any(is_over(m) for m in alice.inbox() + bob.inbox())
-        with pbem_serve(harness, config):
-            assert is_over(alice.next_mail(is_over, timeout=20))
-            assert is_over(bob.next_mail(is_over, timeout=20))
-            harness.settle(quiet=1.0)
-        with pbem_serve(harness, config):  # and a third start finds nothing left to do
-            harness.settle(quiet=2.0)
+        server.start()
+        assert is_over(alice.next_mail(is_over, timeout=20))
+        assert is_over(bob.next_mail(is_over, timeout=20))
+        harness.settle(quiet=1.0)
+        assert server.stop() == 0
+        server.start()  # and a third start finds nothing left to do
+        harness.settle(quiet=2.0)
+        assert server.stop() == 0
         assert sum(is_over(m) for m in alice.inbox()) == 1 and sum(is_over(m) for m in bob.inbox()) == 1
     finally:
+        server.stop()
         harness.close()
 
 

@@ -14,7 +14,6 @@ import pbem.mail.smtpd
 from pbem.store.models import Game, InboxItem
 from tests.harness import Harness, body_of
 from tests.postfix import Postfix, swaks, unavailable
-from tests.serving import free_port
 
 pytestmark = pytest.mark.skipif(bool(unavailable()), reason=str(unavailable()))
 
@@ -23,10 +22,9 @@ ALICE, BOB = "alice@players.example", "bob@players.example"
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[tuple[Harness, Postfix]]:
-    """pbem (listener on a fixed port, relaying through Postfix) and Postfix in front of it."""
-    port = free_port()
-    harness = Harness(tmp_path, PBEM_SMTP_PORT=str(port), PBEM_OUTBOUND_SMTP_PORT="25")
-    postfix = Postfix(harness.domain, port)
+    """pbem (relaying through Postfix; a restart keeps its port) and Postfix in front of it."""
+    harness = Harness(tmp_path, PBEM_OUTBOUND_SMTP_PORT="25")
+    postfix = Postfix(harness.domain, harness.port)
     yield harness, postfix
     harness.close()
     postfix.stop()
