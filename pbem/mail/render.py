@@ -1,4 +1,4 @@
-"""Jinja2 templates for mail bodies, found in the package (installed) or the checkout."""
+"""Jinja2 templates for mail bodies, shipped inside the package (pbem/templates)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,8 @@ __all__ = ["render", "templates_dir"]
 
 
 def templates_dir() -> Path:
-    """``pbem/templates`` inside an installed wheel, else ``templates/`` of the checkout."""
-    package_root = Path(__file__).resolve().parents[1]
-    for candidate in (package_root / "templates", package_root.parent / "templates"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("pbem templates not found: reinstall the package")
+    """``pbem/templates``: part of the package, so a wheel ships it with no build trick."""
+    return Path(__file__).resolve().parents[1] / "templates"
 
 
 @cache
