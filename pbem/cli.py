@@ -134,7 +134,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     number = args.game.lstrip("#")
     if not number.isdigit():
         raise CliError(f"a game is named by its number, not {args.game!r}")
-    url = str(config.get("database", "url"))
+    url = config.database.url
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
             and not Path(parsed.database).exists():

@@ -6,11 +6,21 @@ import copy
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULTS", "Config", "ConfigError", "load_config"]
+__all__ = [
+    "DEFAULTS",
+    "Config",
+    "ConfigError",
+    "DatabaseSection",
+    "GamesSection",
+    "OutboundSection",
+    "ServerSection",
+    "SmtpSection",
+    "load_config",
+]
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "server": {
@@ -49,27 +59,118 @@ class ConfigError(ValueError):
     """The configuration file or an environment variable is not usable."""
 
 
+@dataclass(frozen=True, slots=True)
+class ServerSection:
+    """[server]: who the server is, and how often it may answer with errors."""
+
+    domain: str
+    address: str
+    secret_key: str
+    referee: str
+    error_replies_per_hour: int
+
+
+@dataclass(frozen=True, slots=True)
+class SmtpSection:
+    """[smtp]: the listener that takes mail in."""
+
+    host: str
+    port: int
+    max_message_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class OutboundSection:
+    """[outbound]: the relay (or Maildir) that takes our mail out."""
+
+    smtp_host: str
+    smtp_port: int
+    maildir: str
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseSection:
+    """[database]: where everything is kept."""
+
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class GamesSection:
+    """[games]: the default time control, reminders and vacations."""
+
+    days_per_move: float
+    grace_days: float
+    reminders: tuple[float, ...]
+    remind_before_days: float
+    vacation_days_per_year: int
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "server": ServerSection,
+    "smtp": SmtpSection,
+    "outbound": OutboundSection,
+    "database": DatabaseSection,
+    "games": GamesSection,
+}
+
+
+def _typed(section: str, entries: Mapping[str, Any], source: Path | None) -> Any:
+    """The section object of ``entries``, each value checked against its field's type."""
+    cls = _SECTIONS[section]
+    where = f"{source}: " if source else ""
+    kwargs: dict[str, Any] = {}
+    for item in fields(cls):
+        value = entries[item.name]
+        name = f"[{section}] {item.name}"
+        try:
+            if item.type == "int":
+                if isinstance(value, bool) or float(value) != int(float(value)):
+                    raise ValueError("a whole number is needed")
+                value = int(float(value))
+            elif item.type == "float":
+                if isinstance(value, bool):
+                    raise ValueError("a number is needed")
+                value = float(value)
+            elif item.type == "tuple[float, ...]":
+                if isinstance(value, str | bytes) or not isinstance(value, list | tuple):
+                    raise ValueError("a list of numbers is needed")
+                value = tuple(float(part) for part in value)
+            elif not isinstance(value, str):
+                raise ValueError("a string is needed")
+        except (TypeError, ValueError) as error:
+            raise ConfigError(f"{where}{name} = {value!r}: {error}") from None
+        kwargs[item.name] = value
+    return cls(**kwargs)
+
+
 @dataclass(frozen=True)
 class Config:
-    """The merged configuration; ``section(key)`` style access via attributes."""
+    """The merged configuration, one typed object per section."""
 
-    values: Mapping[str, Mapping[str, Any]]
+    server: ServerSection
+    smtp: SmtpSection
+    outbound: OutboundSection
+    database: DatabaseSection
+    games: GamesSection
     source: Path | None = None
 
-    def get(self, section: str, key: str) -> Any:
-        return self.values[section][key]
+    @classmethod
+    def from_values(cls, values: Mapping[str, Mapping[str, Any]], source: Path | None = None) -> Config:
+        """Check and type ``values`` (every section of DEFAULTS, every key)."""
+        return cls(**{section: _typed(section, values[section], source) for section in _SECTIONS}, source=source)
 
     @property
     def domain(self) -> str:
-        return str(self.get("server", "domain")).lower()
+        return self.server.domain.lower()
 
     @property
     def public_address(self) -> str:
-        return f"{self.get('server', 'address')}@{self.domain}".lower()
+        return f"{self.server.address}@{self.domain}".lower()
 
     @property
     def referee(self) -> str:
-        return str(self.get("server", "referee")).strip()
+        return self.server.referee.strip()
 
 
 def _coerce(raw: str, like: Any, name: str) -> Any:
@@ -115,4 +216,4 @@ def load_config(path: str | Path | None = None, environ: Mapping[str, str] | Non
             name = f"PBEM_{section.upper()}_{key.upper()}"
             if name in environ:
                 entries[key] = _coerce(environ[name], DEFAULTS[section][key], name)
-    return Config(values=values, source=source)
+    return Config.from_values(values, source)

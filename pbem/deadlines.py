@@ -100,8 +100,7 @@ class Sweeper:
         if now >= deadline and not clock.late:
             self._late_notice(ctx, game, seat, deadline + grace(config))
             return dataclasses.replace(clock, late=True, reminded=tuple(range(99)))
-        points = reminder_points(clock, [float(f) for f in config.get("games", "reminders")],  # type: ignore[union-attr]
-                                 float(config.get("games", "remind_before_days")))
+        points = reminder_points(clock, list(config.games.reminders), config.games.remind_before_days)
         passed = sum(1 for point in points if point <= now)
         if passed > len(clock.reminded):
             self._remind(ctx, game, seat, deadline, now)

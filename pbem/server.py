@@ -36,14 +36,14 @@ class Server:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.db = Database(str(config.get("database", "url")))
+        self.db = Database(config.database.url)
         self.db.create_all()
-        key = self.db.secret_key(str(config.get("server", "secret_key")))
-        self.addresses = AddressBook(str(config.get("server", "address")), config.domain, key)
+        key = self.db.secret_key(config.server.secret_key)
+        self.addresses = AddressBook(config.server.address, config.domain, key)
         self.services = Services(config=config, addresses=self.addresses)
         self.worker = Worker(self.db, self.services)
-        self.deliverer = Deliverer(self.db, str(config.get("outbound", "smtp_host")),
-                                   int(config.get("outbound", "smtp_port")), str(config.get("outbound", "maildir")))
+        self.deliverer = Deliverer(self.db, config.outbound.smtp_host,
+                                   config.outbound.smtp_port, config.outbound.maildir)
         self.sweeper = Sweeper(self.db, self.services)
         self.leadership = Leadership(self.db)
         self.alarm = Alarm(self._sweep, SWEEP_POLL_SECONDS)
@@ -60,10 +60,10 @@ class Server:
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         handler = InboundHandler(self.db, self.addresses, on_stored=self._wake_worker)
-        factory = make_smtp_factory(handler, int(self.config.get("smtp", "max_message_bytes")),
+        factory = make_smtp_factory(handler, self.config.smtp.max_message_bytes,
                                     hostname=self.config.domain)
-        self._server = await loop.create_server(factory, host=str(self.config.get("smtp", "host")),
-                                                port=int(self.config.get("smtp", "port")))
+        self._server = await loop.create_server(factory, host=self.config.smtp.host,
+                                                port=self.config.smtp.port)
         sock: socket.socket = self._server.sockets[0]
         self.port = sock.getsockname()[1]
         released = await asyncio.to_thread(self.deliverer.release_leases)
@@ -73,7 +73,7 @@ class Server:
                        asyncio.create_task(self._deliver_loop(), name="pbem-delivery")]
         self.alarm.start()
         self.alarm.wake_at(self.services.now())  # deadlines that passed while we were down, once
-        log.info("pbem listening on %s:%d for %s", self.config.get("smtp", "host"), self.port,
+        log.info("pbem listening on %s:%d for %s", self.config.smtp.host, self.port,
                  self.addresses.public)
 
     async def _wait(self, event: asyncio.Event, timeout: float) -> None:
@@ -142,7 +142,7 @@ class Server:
         done = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, done.set)
-        print(f"pbem serving {self.addresses.public} on {self.config.get('smtp', 'host')}:{self.port} "
+        print(f"pbem serving {self.addresses.public} on {self.config.smtp.host}:{self.port} "
               f"(database {self.db.url}); Ctrl-C stops", flush=True)
         await done.wait()
         await self.stop()

@@ -314,7 +314,7 @@ class Worker:
 
     def _error_replies_exhausted(self, ctx: Context, to: str) -> bool:
         """Whether ``to`` had its hourly share of error replies (a loop or a flood must not make us a spammer)."""
-        limit = int(self.services.config.get("server", "error_replies_per_hour"))
+        limit = self.services.config.server.error_replies_per_hour
         if limit <= 0:
             return False
         since = self.services.now() - timedelta(hours=1)

@@ -26,7 +26,7 @@ __all__ = [
 
 
 def control_of(config: Config, time_control: str) -> TimeControl:
-    return TimeControl.parse(time_control, default_days=float(config.get("games", "days_per_move")))
+    return TimeControl.parse(time_control, default_days=config.games.days_per_move)
 
 
 def clock_of(config: Config, game: Game) -> Clock | None:
@@ -38,7 +38,7 @@ def on_vacation(account: Account | None, now: datetime) -> bool:
 
 
 def grace(config: Config) -> timedelta:
-    return timedelta(days=float(config.get("games", "grace_days")))
+    return timedelta(days=config.games.grace_days)
 
 
 def next_event(config: Config, clock: Clock) -> datetime | None:
@@ -46,7 +46,7 @@ def next_event(config: Config, clock: Clock) -> datetime | None:
     deadline = clock.deadline()
     if deadline is None:
         return None
-    points = reminder_points(clock, _fractions(config), float(config.get("games", "remind_before_days")))
+    points = reminder_points(clock, _fractions(config), config.games.remind_before_days)
     pending = points[len(clock.reminded):]
     candidates = [*pending[:1], deadline + grace(config)]
     if not clock.late:
@@ -55,7 +55,7 @@ def next_event(config: Config, clock: Clock) -> datetime | None:
 
 
 def _fractions(config: Config) -> list[float]:
-    return [float(f) for f in config.get("games", "reminders")]  # type: ignore[union-attr]
+    return list(config.games.reminders)
 
 
 def store_clock(config: Config, game: Game, clock: Clock | None) -> None:
@@ -110,7 +110,7 @@ def restart_clock(ctx: Context, game: Game, to_move: Seat | None) -> None:
 
 
 def vacation_days_left(config: Config, account: Account, now: datetime) -> int:
-    allowance = int(config.get("games", "vacation_days_per_year"))
+    allowance = config.games.vacation_days_per_year
     used = account.vacation_used_days if account.vacation_year == now.year else 0
     return max(0, allowance - used)
 

@@ -66,7 +66,7 @@ class Pipeline:
         self.config = load_config(_empty_config(tmp_path), environ=environ)
         self.db = Database(database_url or f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
         self.db.create_all()
-        key = self.db.secret_key(str(self.config.get("server", "secret_key")))
+        key = self.db.secret_key(self.config.server.secret_key)
         self.addresses = AddressBook("pbem", self.config.domain, key)
         self.services = Services(config=self.config, addresses=self.addresses)
         if now is not None:

@@ -276,7 +276,7 @@ def test_samples_over_smtp(harness: Harness) -> None:
 
 
 def test_size_limit_over_smtp(harness: Harness) -> None:
-    limit = int(harness.config.get("smtp", "max_message_bytes"))
+    limit = harness.config.smtp.max_message_bytes
 
     def huge(size: int, sender: str) -> bytes:
         head = f"From: {sender}\r\nSubject: huge\r\nMessage-ID: <{uuid.uuid4().hex}@x>\r\n\r\nvariants\r\n\r\n"

@@ -104,7 +104,7 @@ def test_a_451_is_retried_by_postfix(stack: tuple[Harness, Postfix], monkeypatch
 def test_an_oversized_mail_is_bounced_by_postfix_from_our_size(stack: tuple[Harness, Postfix],
                                                                tmp_path: Path) -> None:
     harness, postfix = stack
-    limit = int(harness.config.get("smtp", "max_message_bytes"))
+    limit = harness.config.smtp.max_message_bytes
     body = tmp_path / "huge.txt"  # swaks reads a body from a file named as the body
     body.write_text("register alice\n" + ("x" * 76 + "\n") * (limit // 77 + 100))
     send(postfix, ALICE, harness.public, str(body))

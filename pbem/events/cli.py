@@ -39,11 +39,11 @@ def _context(args: argparse.Namespace) -> Iterator[Context]:
         config = load_config(args.config)
     except ConfigError as error:
         raise _Failure(str(error)) from error
-    database = Database(str(config.get("database", "url")))
+    database = Database(config.database.url)
     try:
         database.create_all()
-        key = database.secret_key(str(config.get("server", "secret_key")))
-        services = Services(config=config, addresses=AddressBook(str(config.get("server", "address")),
+        key = database.secret_key(config.server.secret_key)
+        services = Services(config=config, addresses=AddressBook(config.server.address,
                                                                  config.domain, key))
         with database.transaction() as session:
             ctx = Context(session=session, services=services)
