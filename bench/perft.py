@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import chess
 
-from pbem.cli import perft
+from pbem.cli.main import perft
 from pbem.variants import all_variants, get_variant
 
 

@@ -1,5 +1,6 @@
 """Run the command line as `python -m pbem`."""
 
-from pbem.cli import main
+from pbem.cli.main import main
 
-raise SystemExit(main())
+if __name__ == "__main__":
+    raise SystemExit(main())

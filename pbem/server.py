@@ -8,15 +8,14 @@ import logging
 import signal
 import socket
 
-from pbem.commands import Services
 from pbem.config import Config
-from pbem.deadlines import Sweeper
-from pbem.mail.addresses import AddressBook
 from pbem.mail.outbound import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
 from pbem.scheduler import Alarm
-from pbem.service import Worker
+from pbem.startup import build_services
 from pbem.store.db import Database, Leadership
+from pbem.sweep import Sweeper
+from pbem.worker import Worker
 
 __all__ = ["Server"]
 
@@ -38,9 +37,8 @@ class Server:
         self.config = config
         self.db = Database(config.database.url)
         self.db.create_all()
-        key = self.db.secret_key(config.server.secret_key)
-        self.addresses = AddressBook(config.server.address, config.domain, key)
-        self.services = Services(config=config, addresses=self.addresses)
+        self.services = build_services(config, self.db)
+        self.addresses = self.services.addresses
         self.worker = Worker(self.db, self.services)
         self.deliverer = Deliverer(self.db, config.outbound.smtp_host,
                                    config.outbound.smtp_port, config.outbound.maildir)

@@ -14,13 +14,12 @@ from pathlib import Path
 
 from sqlmodel import col, select
 
-from pbem.commands import Services
 from pbem.config import load_config
-from pbem.mail.addresses import AddressBook
 from pbem.mail.smtpd import store_inbound
-from pbem.service import Worker
+from pbem.startup import build_services
 from pbem.store.db import Database
 from pbem.store.models import OutboxItem
+from pbem.worker import Worker
 
 POSTGRES_URL = os.environ.get("PBEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -66,9 +65,8 @@ class Pipeline:
         self.config = load_config(_empty_config(tmp_path), environ=environ)
         self.db = Database(database_url or f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
         self.db.create_all()
-        key = self.db.secret_key(self.config.server.secret_key)
-        self.addresses = AddressBook("pbem", self.config.domain, key)
-        self.services = Services(config=self.config, addresses=self.addresses)
+        self.services = build_services(self.config, self.db)
+        self.addresses = self.services.addresses
         if now is not None:
             self.services.now = now
         self.worker = Worker(self.db, self.services)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pbem"
-FORBIDDEN = ("pbem.mail", "pbem.store", "pbem.service", "pbem.commands", "pbem.server", "jinja2", "sqlmodel",
+FORBIDDEN = ("pbem.mail", "pbem.store", "pbem.app", "pbem.worker", "pbem.sweep", "pbem.commands", "pbem.server", "jinja2", "sqlmodel",
              "sqlalchemy", "aiosmtpd", "aiosmtplib", "smtplib", "socket", "apscheduler", "random")
 PURE_FILES = sorted([*(PACKAGE / "engine").rglob("*.py"), *(PACKAGE / "variants").rglob("*.py")])
 

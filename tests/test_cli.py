@@ -10,7 +10,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from pbem.cli import main, options_first
+from pbem.cli.main import main, options_first
 from pbem.variants import all_variants
 from tests.variants.test_hyperspace import independent_perft
 

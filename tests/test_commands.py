@@ -176,13 +176,13 @@ def test_resign_ends_the_game(pipe: Pipeline) -> None:
 
 def test_crash_half_way_through_a_move_applies_nothing(pipe: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
     seat_a, _ = started_game(pipe)
-    import pbem.gameplay
+    import pbem.app.games
 
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk on fire")
 
     # Fails after the move was applied to the game row but before the mails were queued.
-    monkeypatch.setattr(pbem.gameplay, "referee_mail", explode)
+    monkeypatch.setattr(pbem.app.games, "referee_mail", explode)
     pipe.send(ALICE, seat_a, "Pe2-e4")
     mails = pipe.drain_outbox()
     assert [r for r, _ in mails] == [ALICE]
@@ -198,12 +198,12 @@ def test_crash_half_way_through_a_move_applies_nothing(pipe: Pipeline, monkeypat
 
 def test_a_crash_in_a_batch_spoils_only_its_own_mail(pipe: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
     seat_a, _ = started_game(pipe)
-    import pbem.gameplay
+    import pbem.app.games
 
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(pbem.gameplay, "referee_mail", explode)
+    monkeypatch.setattr(pbem.app.games, "referee_mail", explode)
     pipe.queue(ALICE, seat_a, "board")
     pipe.queue(ALICE, seat_a, "Pe2-e4")
     pipe.queue(ALICE, seat_a, "history")

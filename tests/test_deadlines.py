@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbem.deadlines import Sweeper
 from pbem.store.models import Game
+from pbem.sweep import Sweeper
 from tests.harness import body_of
 from tests.pipeline import Pipeline
 from tests.test_commands import ALICE, BOB, begin_game

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbem.cli import main
+from pbem.cli.main import main
 from pbem.events.models import Event
 from pbem.store.models import Game
 from tests.harness import Harness, Player, body_of

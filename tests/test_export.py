@@ -16,7 +16,7 @@ import pytest
 from sqlmodel import col, select
 
 import pbem.records
-from pbem.cli import main
+from pbem.cli.main import main
 from pbem.engine import MoveError, Secret
 from pbem.records import game_record, numbered_movetext
 from pbem.store.models import Game, MoveRecord

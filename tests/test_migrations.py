@@ -16,9 +16,9 @@ from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel, select
 
 import pbem.store.models
-from pbem.deadlines import Sweeper
 from pbem.store.db import Database
 from pbem.store.models import Game, MoveRecord
+from pbem.sweep import Sweeper
 from pbem.variants import get_variant
 from tests.harness import body_of
 from tests.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available

@@ -6,9 +6,10 @@ from typing import ClassVar
 
 from sqlmodel import col, select
 
-from pbem.commands.base import IDENTIFIED, INVITATION, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.games import start_game
+from pbem.commands.base import IDENTIFIED, INVITATION
 from pbem.commands.register import account_by_email, create_account
-from pbem.gameplay import start_game
 from pbem.mail.outbound import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge

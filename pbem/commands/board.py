@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, Context, Result
-from pbem.gameplay import board_block, engine_for
+from pbem.app.context import Context, Result
+from pbem.app.game_mail import board_block
+from pbem.app.game_state import engine_for
+from pbem.commands.base import SEAT
 
 
 class Board:

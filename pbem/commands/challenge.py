@@ -6,13 +6,14 @@ from typing import Any, ClassVar
 
 from sqlmodel import func, select
 
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.game_options import split_options
 from pbem.clock import ClockError, TimeControl
-from pbem.commands.base import IDENTIFIED, CommandError, Context, Result
+from pbem.commands.base import IDENTIFIED
 from pbem.commands.register import account_by_email
 from pbem.engine.base import Variant
 from pbem.mail.outbound import Outgoing
 from pbem.mail.render import render
-from pbem.settings import split_options
 from pbem.store.models import Account, Challenge
 from pbem.variants import UnknownVariantError, get_variant
 

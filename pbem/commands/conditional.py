@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, Context, Result
-from pbem.conditionals import canonical_line, clear, lines_of, register_line
-from pbem.gameplay import engine_for
+from pbem.app.conditionals import canonical_line, clear, lines_of, register_line
+from pbem.app.context import Context, Result
+from pbem.app.game_state import engine_for
+from pbem.commands.base import SEAT
 
 _THEN = re.compile(r"\s+then\s+", re.IGNORECASE)
 

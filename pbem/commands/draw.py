@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.game_mail import game_mail
+from pbem.app.game_options import game_option
+from pbem.app.game_state import engine_for
+from pbem.app.games import finish_game
+from pbem.commands.base import SEAT
 from pbem.engine.base import Outcome
-from pbem.gameplay import engine_for, finish_game, game_mail
-from pbem.settings import setting
 
 
 class Draw:
@@ -30,7 +33,7 @@ class Draw:
         if game.draw_offer == seat.value:
             return Result("Your draw offer already stands.")
         number = engine.move_number(state)
-        limit = setting(game.options, "draw-limit")
+        limit = game_option(game.options, "draw-limit")
         offered = dict(game.extras.get("draw_offered_at", {}))
         last = offered.get(seat.value)
         if limit and last is not None and number < last + limit:

@@ -6,13 +6,15 @@ from typing import ClassVar
 
 from sqlmodel import col, or_, select
 
-from pbem.commands.base import IDENTIFIED, Context, Result
+from pbem.app.clocks import on_vacation, vacation_days_left
+from pbem.app.context import Context, Result
+from pbem.app.game_mail import deadline_text
+from pbem.app.game_state import engine_for, handles
+from pbem.commands.base import IDENTIFIED
 from pbem.engine.base import Seat
 from pbem.events.store import rating_of
-from pbem.gameplay import deadline_text, engine_for, handles
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge, Game
-from pbem.timekeeping import on_vacation, vacation_days_left
 from pbem.variants import get_variant
 
 

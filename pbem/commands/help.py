@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import ANYWHERE, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.commands.base import ANYWHERE
 from pbem.mail.render import render
 from pbem.variants import UnknownVariantError, get_variant
 
@@ -17,7 +18,7 @@ class Help:
     scopes: ClassVar[frozenset[str]] = ANYWHERE
 
     def run(self, ctx: Context, args: list[str]) -> Result:
-        from pbem.commands import COMMANDS, lookup  # the registry imports this module
+        from pbem.commands.registry import COMMANDS, lookup  # the registry imports this module
 
         if not args:
             return Result(render("player/help.txt", commands=COMMANDS, public=ctx.services.addresses.public))

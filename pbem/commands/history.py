@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, Context, Result
+from pbem.app.context import Context, Result
+from pbem.app.game_state import handles, records
+from pbem.commands.base import SEAT
 from pbem.engine.base import Seat
-from pbem.gameplay import handles, records
 from pbem.records import mail_record
 
 

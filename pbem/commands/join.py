@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import PERSONAL, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.commands.base import PERSONAL
 
 
 class Join:

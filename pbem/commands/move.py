@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, CommandError, Context, Result
-from pbem.gameplay import play_move
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.games import play_move
+from pbem.commands.base import SEAT
 
 
 class Move:

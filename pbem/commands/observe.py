@@ -6,10 +6,12 @@ from typing import ClassVar
 
 from sqlmodel import select
 
-from pbem.commands.base import IDENTIFIED, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.game_mail import board_block, subject_of
+from pbem.app.game_options import game_option
+from pbem.app.observers import observer_state
+from pbem.commands.base import IDENTIFIED
 from pbem.engine.base import Audience
-from pbem.gameplay import board_block, observer_state, subject_of
-from pbem.settings import setting
 from pbem.store.models import Game, Observation
 
 
@@ -38,7 +40,7 @@ class Observe:
                                                            Observation.account_id == account.id)).first()
         if found is None:
             ctx.session.add(Observation(game_id=game.id or 0, account_id=account.id or 0))
-        delay = setting(game.options, "observer-delay")
+        delay = game_option(game.options, "observer-delay")
         state = observer_state(ctx, game)
         late = f" Observers see this game {delay} moves late." if delay else ""
         return Result(f"You observe {subject_of(ctx, game)}.{late}\n\n{board_block(game, state, Audience.PUBLIC)}")

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from sqlmodel import func, select
 
-from pbem.commands.base import ANYWHERE, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.commands.base import ANYWHERE
 from pbem.mail.render import render
 from pbem.store.models import Account
 

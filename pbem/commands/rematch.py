@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.game_state import engine_for, player_id
+from pbem.commands.base import SEAT
 from pbem.commands.challenge import issue_challenge
-from pbem.gameplay import engine_for, player_id
 
 
 class Rematch:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, Context, Result
+from pbem.app.context import Context, Result
+from pbem.app.games import finish_game
+from pbem.commands.base import SEAT
 from pbem.engine.base import Outcome
-from pbem.gameplay import finish_game
 
 
 class Resign:

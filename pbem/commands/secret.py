@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.game_state import engine_for
+from pbem.app.games import apply_side_action
+from pbem.commands.base import SEAT
 from pbem.engine.errors import MoveError
-from pbem.gameplay import apply_side_action, engine_for
 
 
 class SecretCommand:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import SEAT, CommandError, Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.game_mail import board_block, game_mail
+from pbem.app.game_state import engine_for, records
+from pbem.app.games import take_back
+from pbem.commands.base import SEAT
 from pbem.engine.base import Seat
-from pbem.gameplay import board_block, engine_for, game_mail, records, take_back
 from pbem.store.models import Game
 
 

@@ -6,11 +6,12 @@ import math
 from datetime import timedelta
 from typing import ClassVar
 
-from pbem.commands.base import IDENTIFIED, CommandError, Context, Result
+from pbem.app.clocks import on_vacation, vacation_days_left
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.game_mail import game_mail
+from pbem.commands.base import IDENTIFIED
 from pbem.engine.base import Seat
-from pbem.gameplay import game_mail
 from pbem.store.models import Account
-from pbem.timekeeping import on_vacation, vacation_days_left
 
 STAMP = "%Y-%m-%d %H:%M UTC"
 
@@ -24,7 +25,7 @@ class Vacation:
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         # Imported here: the sweep module imports the command layer.
-        from pbem.deadlines import pause_clocks, resume_clocks
+        from pbem.app.clocks import pause_clocks, resume_clocks
 
         account = ctx.require_account()
         now = ctx.services.now()
@@ -68,7 +69,7 @@ class Vacation:
                       f"Vacation days left this year: {vacation_days_left(config, account, now)}.")
 
     def _tell_opponents(self, ctx: Context, account: Account, line: str) -> int:
-        from pbem.deadlines import player_games
+        from pbem.app.clocks import player_games
 
         games = player_games(ctx, account)
         for game in games:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pbem.commands.base import ANYWHERE, Context, Result
+from pbem.app.context import Context, Result
+from pbem.commands.base import ANYWHERE
 from pbem.mail.render import render
 from pbem.variants import all_variants
 

@@ -34,8 +34,11 @@ from typing import Any
 
 from sqlmodel import col, func, select
 
+from pbem.app.context import Context
+from pbem.app.game_mail import board_block, game_mail
+from pbem.app.game_options import split_options
+from pbem.app.games import end_without_move, game_over, start_game
 from pbem.clock import ClockError, TimeControl
-from pbem.commands.base import Context
 from pbem.engine.base import Outcome, Seat
 from pbem.events import knockout, swiss
 from pbem.events.berger import berger_table, double_round_robin
@@ -44,10 +47,8 @@ from pbem.events.render import crosstable, standings_table, summary
 from pbem.events.standings import FORMAT_TITLES, standings
 from pbem.events.store import EventData, event_by_name, load, lock_event, rate_game
 from pbem.events.tiebreaks import normalise
-from pbem.gameplay import board_block, end_without_move, game_mail, game_over, start_game
 from pbem.mail.outbound import Outgoing
 from pbem.mail.render import render
-from pbem.settings import split_options
 from pbem.store.models import Account, Challenge, Game
 from pbem.variants import UnknownVariantError, get_variant
 

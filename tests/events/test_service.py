@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from sqlmodel import col, select
 
-from pbem.deadlines import Sweeper
 from pbem.engine.base import Seat
 from pbem.events.models import Event, EventPlayer, Rating
 from pbem.store.models import Account, Game
+from pbem.sweep import Sweeper
 from tests.harness import body_of
 from tests.pipeline import Pipeline
 from tests.test_commands import register

@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
+from sqlmodel import select
+
+from pbem.app.context import Context
 from pbem.clock import Clock, TimeControl, duration, reminder_points
-from pbem.commands.base import Context
 from pbem.config import Config
 from pbem.engine.base import Seat
 from pbem.store.models import Account, Game
@@ -18,7 +20,10 @@ __all__ = [
     "next_event",
     "on_vacation",
     "pass_clock",
+    "pause_clocks",
+    "player_games",
     "restart_clock",
+    "resume_clocks",
     "start_clock",
     "store_clock",
     "vacation_days_left",
@@ -142,3 +147,33 @@ def clock_lines(ctx: Context, game: Game, names: dict[Seat, str]) -> list[str]:
             lines.append(f"Grace:        {duration(grace(config).total_seconds())} after the deadline")
     return lines
 
+
+def resume_clocks(ctx: Context, account: Account, now: datetime) -> None:
+    """Restart the paused clocks of ``account``'s games (its vacation is over)."""
+    for game in player_games(ctx, account):
+        clock = clock_of(ctx.services.config, game)
+        if clock is None or clock.turn_started is not None or on_vacation(account, now):
+            continue
+        store_clock(ctx.services.config, game, clock.resume(now))
+        game.version += 1
+        ctx.session.add(game)
+
+
+def pause_clocks(ctx: Context, account: Account, now: datetime) -> list[Game]:
+    """Stop the running clocks of ``account``'s games where it is to move; returns all its active games."""
+    games = player_games(ctx, account)
+    for game in games:
+        clock = clock_of(ctx.services.config, game)
+        seat = Seat.WHITE if game.white_id == account.id else Seat.BLACK
+        if clock is None or clock.to_move != seat.value:
+            continue
+        store_clock(ctx.services.config, game, clock.pause(now))
+        game.version += 1
+        ctx.session.add(game)
+    return games
+
+
+def player_games(ctx: Context, account: Account) -> list[Game]:
+    statement = select(Game).where(Game.status == "active",
+                                   (Game.white_id == account.id) | (Game.black_id == account.id))
+    return list(ctx.session.exec(statement))

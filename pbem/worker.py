@@ -8,28 +8,28 @@ import re
 import traceback
 from dataclasses import dataclass, field
 from datetime import timedelta
-from email.policy import SMTP as SMTP_POLICY
 
 from sqlmodel import Session, col, func, select
 
-from pbem.commands import Context, Result, Services, lookup
-from pbem.commands.base import CommandError
+from pbem.app.context import CommandError, Context, Result, Services
+from pbem.app.game_mail import subject_of, thread_root
+from pbem.app.game_state import player_id
+from pbem.app.games import play_move
+from pbem.app.secrecy import queue_outgoing
 from pbem.commands.move import Move
+from pbem.commands.registry import lookup
 from pbem.engine.errors import InvalidMoveError
-from pbem.gameplay import forbidden_for, play_move, player_id, secrets_by_owner, subject_of, thread_root
 from pbem.mail.addresses import Address
 from pbem.mail.inbound import InboundMail, parse_mail
-from pbem.mail.outbound import Outgoing, compose, scan_for_secrets
+from pbem.mail.outbound import Outgoing
+from pbem.mail.outbox import queue_mail
 from pbem.mail.render import render
 from pbem.store.db import Database
 from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
 
-__all__ = ["Worker", "queue_outgoing"]
+__all__ = ["Report", "Worker", "echo"]
 
 log = logging.getLogger(__name__)
-
-SENDER_NAME = "pbem"
-
 
 _BRACED = re.compile(r"\{[^}]*\}")
 
@@ -59,19 +59,6 @@ class Report:
 
     def ignore(self, line: str, why: str) -> None:
         self.ignored.append((echo(line), why))
-
-
-def queue_outgoing(ctx: Context) -> None:
-    """Compose, scan for secrets, and store every outgoing mail of this context."""
-    addresses = ctx.services.addresses
-    secrets = secrets_by_owner(ctx)
-    for mail in ctx.outgoing:
-        scan_for_secrets(mail, (*mail.forbidden, *forbidden_for(ctx, secrets, mail.to)))
-        message = compose(mail, addresses.public, SENDER_NAME, addresses.domain)
-        ctx.session.add(OutboxItem(recipient=mail.to, message_id=str(message["Message-ID"]),
-                                   raw=message.as_bytes(policy=SMTP_POLICY), game_id=mail.game_id, kind=mail.kind,
-                                   created_at=ctx.services.now()))
-    ctx.outgoing.clear()
 
 
 class Worker:
@@ -337,8 +324,6 @@ class Worker:
                 return
             to = mail.sender
         body = render("player/failure.txt", message_id=item.message_id)
-        message = compose(Outgoing(to=to, subject="Re: your mail to pbem could not be processed", body=body,
-                                   reply_to=reply_to, in_reply_to=item.message_id, references=(item.message_id,)),
-                          self.services.addresses.public, SENDER_NAME, self.services.addresses.domain)
-        session.add(OutboxItem(recipient=to, message_id=str(message["Message-ID"]),
-                               raw=message.as_bytes(policy=SMTP_POLICY)))
+        queue_mail(session, Outgoing(to=to, subject="Re: your mail to pbem could not be processed", body=body,
+                                     reply_to=reply_to, in_reply_to=item.message_id, references=(item.message_id,)),
+                   self.services.addresses, (), self.services.now())

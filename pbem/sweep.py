@@ -15,14 +15,16 @@ from datetime import datetime, timedelta
 
 from sqlmodel import col, func, select
 
+from pbem.app.clocks import clock_of, control_of, grace, resume_clocks, store_clock
+from pbem.app.context import Context, Services
+from pbem.app.game_mail import board_block, game_mail
+from pbem.app.game_state import engine_for, handles
+from pbem.app.games import end_without_move, game_over
+from pbem.app.secrecy import queue_outgoing
 from pbem.clock import Clock, duration, reminder_points
-from pbem.commands.base import Context, Services
 from pbem.engine.base import Outcome, Seat
-from pbem.gameplay import board_block, end_without_move, engine_for, game_mail, game_over, handles
-from pbem.service import queue_outgoing
 from pbem.store.db import Database
 from pbem.store.models import Account, Game
-from pbem.timekeeping import clock_of, control_of, grace, on_vacation, store_clock
 
 __all__ = ["Sweeper"]
 
@@ -152,34 +154,3 @@ class Sweeper:
                 resume_clocks(ctx, account, now)
                 queue_outgoing(ctx)
         return len(ended)
-
-
-def resume_clocks(ctx: Context, account: Account, now: datetime) -> None:
-    """Restart the paused clocks of ``account``'s games (its vacation is over)."""
-    for game in player_games(ctx, account):
-        clock = clock_of(ctx.services.config, game)
-        if clock is None or clock.turn_started is not None or on_vacation(account, now):
-            continue
-        store_clock(ctx.services.config, game, clock.resume(now))
-        game.version += 1
-        ctx.session.add(game)
-
-
-def pause_clocks(ctx: Context, account: Account, now: datetime) -> list[Game]:
-    """Stop the running clocks of ``account``'s games where it is to move; returns all its active games."""
-    games = player_games(ctx, account)
-    for game in games:
-        clock = clock_of(ctx.services.config, game)
-        seat = Seat.WHITE if game.white_id == account.id else Seat.BLACK
-        if clock is None or clock.to_move != seat.value:
-            continue
-        store_clock(ctx.services.config, game, clock.pause(now))
-        game.version += 1
-        ctx.session.add(game)
-    return games
-
-
-def player_games(ctx: Context, account: Account) -> list[Game]:
-    statement = select(Game).where(Game.status == "active",
-                                   (Game.white_id == account.id) | (Game.black_id == account.id))
-    return list(ctx.session.exec(statement))

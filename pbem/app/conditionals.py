@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.commands.base import CommandError
+from pbem.app.context import CommandError
 from pbem.engine.base import Seat, Variant
 from pbem.engine.errors import MoveError
 from pbem.store.models import Game

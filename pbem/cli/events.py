@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pbem.commands.base import Context
+    from pbem.app.context import Context
 
 __all__ = ["add_event_parser", "run_event_command"]
 
@@ -29,10 +29,10 @@ class _Failure(Exception):
 @contextmanager
 def _context(args: argparse.Namespace) -> Iterator[Context]:
     """One transaction with a Context like the worker's; its mails are queued in the outbox on success."""
-    from pbem.commands.base import Context, Services
+    from pbem.app.context import Context
+    from pbem.app.secrecy import queue_outgoing
     from pbem.config import ConfigError, load_config
-    from pbem.mail.addresses import AddressBook
-    from pbem.service import queue_outgoing
+    from pbem.startup import build_services
     from pbem.store.db import Database
 
     try:
@@ -42,9 +42,7 @@ def _context(args: argparse.Namespace) -> Iterator[Context]:
     database = Database(config.database.url)
     try:
         database.create_all()
-        key = database.secret_key(config.server.secret_key)
-        services = Services(config=config, addresses=AddressBook(config.server.address,
-                                                                 config.domain, key))
+        services = build_services(config, database)
         with database.transaction() as session:
             ctx = Context(session=session, services=services)
             yield ctx
@@ -60,7 +58,7 @@ def _event(ctx: Context, name: str) -> Any:
 
 
 def cmd_create(args: argparse.Namespace) -> str:
-    from pbem.cli import parse_options
+    from pbem.cli.main import parse_options
     from pbem.events.service import create_event
 
     with _context(args) as ctx:

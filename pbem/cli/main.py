@@ -163,7 +163,7 @@ def add_option_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_event_parser(sub: Any) -> None:
-    from pbem.events.cli import add_event_parser  # the organiser's tools; the engine tools stay light
+    from pbem.cli.events import add_event_parser  # the organiser's tools; the engine tools stay light
 
     add_event_parser(sub)
 

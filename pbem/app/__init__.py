@@ -1,0 +1,1 @@
+"""The application core: games, clocks, conditional moves and secrecy, under the email commands."""

@@ -1,0 +1,97 @@
+"""The mails of one game: subject, thread, board block, clock block, referee copies."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pbem.app.clocks import clock_lines
+from pbem.app.context import Context
+from pbem.app.game_state import engine_for, handles, player_id
+from pbem.engine.base import Audience, Note, Seat
+from pbem.mail.outbound import Outgoing
+from pbem.mail.render import render
+from pbem.store.models import Game
+
+__all__ = [
+    "board_block",
+    "deadline_text",
+    "game_mail",
+    "move_label",
+    "notes_for",
+    "referee_mail",
+    "subject_of",
+    "thread_root",
+    "with_clock",
+]
+
+
+def subject_of(ctx: Context, game: Game) -> str:
+    names = handles(ctx, game)
+    title = engine_for(game).title
+    return f"[pbem #{game.id}] {names[Seat.WHITE]} vs {names[Seat.BLACK]} ({title})"
+
+
+def thread_root(ctx: Context, game: Game) -> str:
+    return f"<pbem.game-{game.id}@{ctx.services.addresses.domain}>"
+
+
+def move_label(move_number: int, seat: Seat) -> str:
+    return f"{move_number}." if seat is Seat.WHITE else f"{move_number}..."
+
+
+def deadline_text(deadline: datetime | None) -> str:
+    return deadline.strftime("%Y-%m-%d %H:%M UTC") if deadline else "none"
+
+
+def board_block(game: Game, state: Any, audience: Seat | Audience) -> str:
+    """The diagram and status lines of ``state`` as ``audience`` may see them."""
+    return render("player/_view.txt", view=engine_for(game).view(state, audience))
+
+
+def notes_for(notes: tuple[Note, ...], audience: Seat | Audience) -> list[str]:
+    return [note.text for note in notes if note.to is None or note.to == audience]
+
+
+def game_mail(ctx: Context, game: Game, seat: Seat, template: str, **context: Any) -> Outgoing:
+    """A mail of ``game`` to the player in ``seat``, from that seat's address, in the game's thread."""
+    account = ctx.account_by_id(player_id(game, seat))
+    assert account is not None and game.id is not None and account.id is not None
+    root = thread_root(ctx, game)
+    names = handles(ctx, game)
+    body = render(template, game=game, seat=seat, handles=names,
+                  title=engine_for(game).title, deadline=deadline_text(game.deadline), **context)
+    body = with_clock(body, clock_lines(ctx, game, names))
+    return Outgoing(
+        to=account.email,
+        subject=subject_of(ctx, game),
+        body=body,
+        reply_to=ctx.services.addresses.seat(game.id, seat, account.id),
+        in_reply_to=root,
+        references=(root,),
+        game_id=game.id,
+    )
+
+
+def with_clock(body: str, lines: list[str]) -> str:
+    """A game mail's body with the clock block at its foot."""
+    if not lines:
+        return body
+    return body.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
+
+
+def referee_mail(ctx: Context, game: Game, lines: list[str]) -> None:
+    referee = ctx.services.config.referee
+    if not referee or not lines:
+        return
+    root = thread_root(ctx, game)
+    ctx.send(Outgoing(
+        to=referee,
+        subject=f"{subject_of(ctx, game)} referee copy",
+        body=render("referee/secrets.txt", game=game, lines=lines),
+        reply_to=ctx.services.addresses.public,
+        in_reply_to=root,
+        references=(root,),
+        auto_submitted="auto-generated",
+        game_id=game.id,
+    ))

@@ -1,0 +1,62 @@
+"""What observers of a game see, delayed as the game's options say, and their mails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import select
+
+from pbem.app.clocks import clock_lines
+from pbem.app.context import Context
+from pbem.app.game_mail import board_block, move_label, subject_of, thread_root, with_clock
+from pbem.app.game_options import game_option, split_options
+from pbem.app.game_state import engine_for, handles
+from pbem.engine.base import Audience, Seat
+from pbem.mail.outbound import Outgoing
+from pbem.mail.render import render
+from pbem.store.models import Game, MoveRecord, Observation
+
+__all__ = [
+    "notify_observers",
+    "observer_state",
+]
+
+
+def observer_state(ctx: Context, game: Game) -> Any:
+    """The position observers may see: ``observer-delay`` plies behind while the game runs."""
+    engine = engine_for(game)
+    delay = game_option(game.options, "observer-delay")
+    if not delay or game.status != "active":
+        return engine.load(game.state)
+    ply = max(0, game.ply - delay)
+    if ply == 0:
+        return engine.setup(split_options(game.options)[0])
+    row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.ply == ply)).one()
+    return engine.load(row.state_after)
+
+
+def notify_observers(ctx: Context, game: Game) -> None:
+    """Mail every observer the public position (delayed as the game says) and the last move they may see."""
+    observers = list(ctx.session.exec(select(Observation).where(Observation.game_id == game.id)))
+    if not observers:
+        return
+    delay = game_option(game.options, "observer-delay") if game.status == "active" else 0
+    visible_ply = max(0, game.ply - delay)
+    if visible_ply == 0 and game.status == "active":
+        return  # nothing observers may see has changed yet
+    row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id,
+                                                    MoveRecord.ply == visible_ply)).first()
+    last = f"{move_label(row.move_number, Seat(row.seat))} {row.record}" if row else ""
+    board = board_block(game, observer_state(ctx, game), Audience.PUBLIC)
+    names = handles(ctx, game)
+    root = thread_root(ctx, game)
+    for observation in observers:
+        account = ctx.account_by_id(observation.account_id)
+        if account is None or account.id is None:
+            continue
+        body = render("player/observer.txt", game=game, handles=names, last=last, board=board, delay=delay,
+                      title=engine_for(game).title)
+        ctx.send(Outgoing(to=account.email, subject=f"{subject_of(ctx, game)} (observing)",
+                          body=with_clock(body, clock_lines(ctx, game, names)) if not delay else body,
+                          reply_to=ctx.services.addresses.personal(account.id), in_reply_to=root,
+                          references=(root,), auto_submitted="auto-generated", game_id=game.id))

@@ -1,0 +1,41 @@
+"""Who may read which secret: the leak scan every outgoing mail passes before it is queued."""
+
+from __future__ import annotations
+
+from pbem.app.context import Context
+from pbem.app.game_state import engine_for, player_id
+from pbem.mail.outbox import queue_mail
+
+__all__ = [
+    "forbidden_for",
+    "queue_outgoing",
+    "secrets_by_owner",
+]
+
+
+def secrets_by_owner(ctx: Context) -> list[tuple[str, tuple[str, ...]]]:
+    """Each unrevealed secret of the games this mail touched, with its owner's address."""
+    owned: list[tuple[str, tuple[str, ...]]] = []
+    for game in ctx.touched_games.values():
+        engine = engine_for(game)
+        for seat, strings in engine.secrets(engine.load(game.state)).items():
+            owner = ctx.account_by_id(player_id(game, seat))
+            if strings:
+                owned.append((owner.email.lower() if owner else "", strings))
+    return owned
+
+
+def forbidden_for(ctx: Context, secrets: list[tuple[str, tuple[str, ...]]], recipient: str) -> tuple[str, ...]:
+    """The secrets in ``secrets`` that ``recipient`` may not read: all but their own (the referee: none)."""
+    recipient = recipient.lower()
+    if ctx.services.config.referee and recipient == ctx.services.config.referee.lower():
+        return ()
+    return tuple(string for owner, strings in secrets if owner != recipient for string in strings)
+
+
+def queue_outgoing(ctx: Context) -> None:
+    """Scan every outgoing mail of ``ctx`` for secrets its recipient may not read, then queue it."""
+    secrets = secrets_by_owner(ctx)
+    for mail in ctx.outgoing:
+        queue_mail(ctx.session, mail, ctx.services.addresses, forbidden_for(ctx, secrets, mail.to), ctx.services.now())
+    ctx.outgoing.clear()

@@ -1,0 +1,41 @@
+"""Every email command, and ``lookup`` to find one by name or alias."""
+
+from __future__ import annotations
+
+from pbem.commands.answer import Accept, Decline
+from pbem.commands.base import Command
+from pbem.commands.board import Board
+from pbem.commands.challenge import ChallengeCommand
+from pbem.commands.conditional import Conditional
+from pbem.commands.draw import Draw
+from pbem.commands.games import Games
+from pbem.commands.help import Help
+from pbem.commands.history import History
+from pbem.commands.join import Join
+from pbem.commands.move import Move
+from pbem.commands.observe import Observe, Unobserve
+from pbem.commands.register import Register
+from pbem.commands.rematch import Rematch
+from pbem.commands.resign import Resign
+from pbem.commands.secret import SecretCommand
+from pbem.commands.standings import Standings
+from pbem.commands.takeback import Takeback
+from pbem.commands.vacation import Vacation
+from pbem.commands.variants import Variants
+
+__all__ = ["COMMANDS", "lookup"]
+
+COMMANDS: tuple[Command, ...] = (
+    Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
+    Move(), Resign(), Draw(), Board(), History(), SecretCommand(), Vacation(),
+    Takeback(), Rematch(), Observe(), Unobserve(), Conditional(),
+    Join(), Standings(),
+)
+
+_BY_WORD: dict[str, Command] = {
+    word: command for command in COMMANDS for word in (command.name, *command.aliases)
+}
+
+
+def lookup(word: str) -> Command | None:
+    return _BY_WORD.get(word.lower())
