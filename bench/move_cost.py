@@ -22,8 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
+from pbem.mail.compose import Outgoing, compose  # noqa: E402
 from pbem.mail.inbound import parse_mail  # noqa: E402
-from pbem.mail.outbound import Outgoing, compose  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
 from pbem.variants import get_variant  # noqa: E402
 from tests.pipeline import Pipeline  # noqa: E402

@@ -15,7 +15,7 @@ from pbem import conditionals
 from pbem.commands.base import Context, Result
 from pbem.engine.base import Audience, Note, Outcome, Seat, Transition, Variant
 from pbem.engine.errors import MoveError
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.settings import setting, split_options
 from pbem.store.models import Challenge, Game, MoveRecord, Observation

@@ -12,7 +12,7 @@ from pbem.commands import Services
 from pbem.config import Config
 from pbem.deadlines import Sweeper
 from pbem.mail.addresses import AddressBook
-from pbem.mail.outbound import Deliverer
+from pbem.mail.delivery import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
 from pbem.scheduler import Alarm
 from pbem.service import Worker

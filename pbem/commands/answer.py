@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from pbem.commands.base import IDENTIFIED, INVITATION, CommandError, Context, Result
 from pbem.commands.register import account_by_email, create_account
 from pbem.gameplay import start_game
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
 

@@ -10,7 +10,7 @@ from pbem.clock import ClockError, TimeControl
 from pbem.commands.base import IDENTIFIED, CommandError, Context, Result
 from pbem.commands.register import account_by_email
 from pbem.engine.base import Variant
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.settings import split_options
 from pbem.store.models import Account, Challenge

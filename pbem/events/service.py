@@ -45,7 +45,7 @@ from pbem.events.standings import FORMAT_TITLES, standings
 from pbem.events.store import EventData, event_by_name, load, lock_event, rate_game
 from pbem.events.tiebreaks import normalise
 from pbem.gameplay import board_block, end_without_move, game_mail, game_over, start_game
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.settings import split_options
 from pbem.store.models import Account, Challenge, Game
