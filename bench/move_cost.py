@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO))
 
 
 from pbem.mail.compose import Outgoing, compose  # noqa: E402
-from pbem.mail.inbound import parse_mail  # noqa: E402
+from pbem.mail.inbound.parse import parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
 from pbem.variants import get_variant  # noqa: E402
 from tests.pipeline import Pipeline  # noqa: E402

@@ -19,7 +19,7 @@ from pbem.engine.errors import InvalidMoveError
 from pbem.gameplay import forbidden_for, play_move, player_id, secrets_by_owner, subject_of, thread_root
 from pbem.mail.addresses import Address
 from pbem.mail.compose import Outgoing, compose, scan_for_secrets
-from pbem.mail.inbound import InboundMail, parse_mail
+from pbem.mail.inbound.parse import InboundMail, parse_mail
 from pbem.mail.render import render
 from pbem.store.db import Database
 from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow

@@ -13,7 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.inbound import InboundMail, automatic_reason, extract_commands, html_to_text, parse_mail
+from pbem.mail.inbound.automatic import automatic_reason
+from pbem.mail.inbound.html_text import html_to_text
+from pbem.mail.inbound.parse import InboundMail, parse_mail
+from pbem.mail.inbound.quotes import extract_commands
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 SAMPLES = Path(__file__).resolve().parent / "samples"

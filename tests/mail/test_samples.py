@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.mail.inbound import parse_mail
+from pbem.mail.inbound.parse import parse_mail
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 ENVELOPE = "envelope@players.example"
