@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlmodel import col, select  # noqa: E402
 
-from pbem.mail.inbound import InboundMail, parse_mail  # noqa: E402
+from pbem.mail.inbound.parse import InboundMail, parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
 from pbem.store.models import InboxItem, OutboxItem  # noqa: E402
 from tests.pipeline import Pipeline  # noqa: E402

@@ -22,8 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-from pbem.mail.inbound import parse_mail  # noqa: E402
-from pbem.mail.outbound import Outgoing, compose  # noqa: E402
+from pbem.mail.compose import Outgoing, compose  # noqa: E402
+from pbem.mail.inbound.parse import parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
 from pbem.variants import get_variant  # noqa: E402
 from tests.pipeline import Pipeline  # noqa: E402
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["storage_and_rest_ms"] = worker_ms - figures["parse_ms"] - figures["rules_ms"] - figures["compose_ms"]
     labels = {"parse_ms": "parse the mail (pbem.mail.inbound)",
               "rules_ms": "rules: load, parse, apply, dump the state",
-              "compose_ms": f"compose {figures['mails_per_move']:.1f} mails (pbem.mail.outbound)",
+              "compose_ms": f"compose {figures['mails_per_move']:.1f} mails (pbem.mail.compose)",
               "storage_and_rest_ms": "storage, templates, clocks, the rest"}
     rows = "\n".join(f"  {label:<46}{figures[key]:6.2f} ms" for key, label in labels.items())
     print(f"""

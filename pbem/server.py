@@ -9,7 +9,7 @@ import signal
 import socket
 
 from pbem.config import Config
-from pbem.mail.outbound import Deliverer
+from pbem.mail.delivery import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
 from pbem.scheduler import Alarm
 from pbem.startup import build_services

@@ -20,8 +20,8 @@ from pbem.commands.move import Move
 from pbem.commands.registry import lookup
 from pbem.engine.errors import InvalidMoveError
 from pbem.mail.addresses import Address
-from pbem.mail.inbound import InboundMail, parse_mail
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
+from pbem.mail.inbound.parse import InboundMail, parse_mail
 from pbem.mail.outbox import queue_mail
 from pbem.mail.render import render
 from pbem.store.db import Database

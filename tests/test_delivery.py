@@ -13,7 +13,7 @@ from aiosmtpd.controller import Controller
 from sqlmodel import select
 
 import pbem.mail.smtpd
-from pbem.mail.outbound import Deliverer
+from pbem.mail.delivery import Deliverer
 from pbem.store.models import InboxItem, OutboxItem, utcnow
 from tests.harness import Harness, Player, SinkHandler, body_of
 from tests.pipeline import Pipeline

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sqlmodel import col, select
 
-from pbem.mail.inbound import parse_mail
-from pbem.mail.outbound import Deliverer
+from pbem.mail.delivery import Deliverer
+from pbem.mail.inbound.parse import parse_mail
 from pbem.mail.smtpd import store_inbound
 from pbem.store.models import InboxItem, OutboxItem
 from tests.harness import Harness, body_of

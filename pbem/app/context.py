@@ -13,8 +13,8 @@ from pbem.app.signals import Signals
 from pbem.config import Config
 from pbem.engine.base import Seat
 from pbem.mail.addresses import Address, AddressBook
-from pbem.mail.inbound import InboundMail
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
+from pbem.mail.inbound.parse import InboundMail
 from pbem.store.models import Account, Challenge, Game, utcnow
 
 __all__ = ["CommandError", "Context", "Result", "Services"]

@@ -9,7 +9,7 @@ from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
 from pbem.app.game_state import engine_for, handles, player_id
 from pbem.engine.base import Audience, Note, Seat
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Game
 

@@ -12,7 +12,7 @@ from pbem.app.game_mail import board_block, move_label, subject_of, thread_root,
 from pbem.app.game_options import game_option, split_options
 from pbem.app.game_state import engine_for, handles
 from pbem.engine.base import Audience, Seat
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Game, MoveRecord, Observation
 

@@ -10,7 +10,7 @@ from pbem.app.context import CommandError, Context, Result
 from pbem.app.games import start_game
 from pbem.commands.base import IDENTIFIED, INVITATION
 from pbem.commands.register import account_by_email, create_account
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
 

@@ -12,7 +12,7 @@ from pbem.clock import ClockError, TimeControl
 from pbem.commands.base import IDENTIFIED
 from pbem.commands.register import account_by_email
 from pbem.engine.base import Variant
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
 from pbem.variants import UnknownVariantError, get_variant

@@ -47,7 +47,7 @@ from pbem.events.render import crosstable, standings_table, summary
 from pbem.events.standings import FORMAT_TITLES, standings
 from pbem.events.store import EventData, event_by_name, load, lock_event, rate_game
 from pbem.events.tiebreaks import normalise
-from pbem.mail.outbound import Outgoing
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge, Game
 from pbem.variants import UnknownVariantError, get_variant

@@ -1,1 +1,1 @@
-"""Mail in and out: reply-address tokens, inbound parsing, the SMTP listener and outbound delivery."""
+"""Mail in and out: reply-address tokens, inbound parsing, the SMTP listener, composing and delivering replies."""

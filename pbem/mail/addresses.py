@@ -14,21 +14,36 @@ import hashlib
 import hmac
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 from pbem.engine.base import Seat
 
-__all__ = ["Address", "AddressBook"]
+__all__ = ["Address", "AddressBook", "AddressKind"]
 
 _MAC_HEX_CHARS = 20  # 80 bits: unguessable, and short enough for a readable address
 _PAYLOAD = re.compile(
     r"^(?:u(?P<user>\d+)|g(?P<game>\d+)(?P<seat>[wb])(?P<player>\d+)|i(?P<invite>\d+)|c(?P<held>\d+))$")
 
 
+class AddressKind(StrEnum):
+    """What kind of thing an address speaks for.
+
+    A StrEnum whose values are the strings used before it existed, so a kind still equals
+    (and formats as) its plain string wherever one is stored or compared.
+    """
+
+    PUBLIC = "public"  # the server's public address: anybody, no account implied
+    PERSONAL = "personal"  # u<account>
+    SEAT = "seat"  # g<game><seat><account>
+    INVITATION = "invitation"  # i<challenge>: one use, expires with the challenge
+    CONFIRM = "confirm"  # c<inbox>: one use, confirms one held mail
+
+
 @dataclass(frozen=True, slots=True)
 class Address:
-    """What a verified address speaks for; ``kind`` is public, personal, seat, invitation or confirm."""
+    """What a verified address speaks for, and the ids its kind carries."""
 
-    kind: str
+    kind: AddressKind
     account_id: int | None = None
     game_id: int | None = None
     seat: Seat | None = None
@@ -36,7 +51,7 @@ class Address:
     inbox_id: int | None = None  # confirm: the held mail this address confirms
 
 
-PUBLIC = Address(kind="public")
+PUBLIC = Address(kind=AddressKind.PUBLIC)
 
 
 class AddressBook:
@@ -86,10 +101,11 @@ class AddressBook:
         if match is None:
             return None
         if match["user"]:
-            return Address(kind="personal", account_id=int(match["user"]))
+            return Address(kind=AddressKind.PERSONAL, account_id=int(match["user"]))
         if match["game"]:
             seat = Seat.WHITE if match["seat"] == "w" else Seat.BLACK
-            return Address(kind="seat", account_id=int(match["player"]), game_id=int(match["game"]), seat=seat)
+            return Address(kind=AddressKind.SEAT, account_id=int(match["player"]), game_id=int(match["game"]),
+                           seat=seat)
         if match["invite"]:
-            return Address(kind="invitation", challenge_id=int(match["invite"]))
-        return Address(kind="confirm", inbox_id=int(match["held"]))
+            return Address(kind=AddressKind.INVITATION, challenge_id=int(match["invite"]))
+        return Address(kind=AddressKind.CONFIRM, inbox_id=int(match["held"]))

@@ -9,7 +9,7 @@ from email.policy import SMTP as SMTP_POLICY
 from sqlmodel import Session
 
 from pbem.mail.addresses import AddressBook
-from pbem.mail.outbound import Outgoing, compose, scan_for_secrets
+from pbem.mail.compose import Outgoing, compose, scan_for_secrets
 from pbem.store.models import OutboxItem
 
 __all__ = ["SENDER_NAME", "queue_mail"]

@@ -16,7 +16,7 @@ from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from pbem.mail.addresses import Address, AddressBook
+from pbem.mail.addresses import Address, AddressBook, AddressKind
 from pbem.store.db import Database
 from pbem.store.models import Challenge, InboxItem, utcnow
 
@@ -133,11 +133,11 @@ class GroupCommit:
 def expired_reason(db: Database, address: Address) -> str | None:
     """Why a one-use address (invitation, confirmation) no longer takes mail; None while it does."""
     with db.read() as session:
-        if address.kind == "invitation":
+        if address.kind == AddressKind.INVITATION:
             challenge = session.get(Challenge, address.challenge_id)
             if challenge is None or challenge.status != "open":
                 return "this invitation has expired (it was answered or withdrawn)"
-        if address.kind == "confirm":
+        if address.kind == AddressKind.CONFIRM:
             held = session.get(InboxItem, address.inbox_id)
             if held is None or held.status != "held":
                 return "this confirmation address has expired (the mail was confirmed already)"
@@ -159,7 +159,7 @@ class InboundHandler:
         verified = self.addresses.verify(address)
         if verified is None:
             return f"550 5.1.1 <{address}>: no such address here"
-        if verified.kind in ("invitation", "confirm"):
+        if verified.kind in (AddressKind.INVITATION, AddressKind.CONFIRM):
             try:
                 expired = await asyncio.to_thread(expired_reason, self.db, verified)
             except Exception:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.mail.inbound import parse_mail
+from pbem.mail.inbound.parse import parse_mail
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 ENVELOPE = "envelope@players.example"
@@ -86,7 +86,7 @@ EXPECTED: dict[str, tuple[str, str, str, tuple[str, ...], str | None, tuple[str,
 
 def test_every_new_sample_has_expectations() -> None:
     older = {"apple_mail_iphone.eml", "bounce_dsn.eml", "gmail_reply.eml", "outlook_reply.eml",
-             "thunderbird_flowed.eml"}  # read field by field in test_inbound.py
+             "thunderbird_flowed.eml"}  # read field by field in test_parse.py
     assert {path.name for path in SAMPLES.glob("*.eml")} == set(EXPECTED) | older
 
 

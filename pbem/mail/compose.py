@@ -1,0 +1,175 @@
+"""Composing outgoing mail: one person's reply as an RFC 5322 message, and the secret scan before it is queued."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.charset import QP, Charset
+from email.header import Header
+from email.message import Message
+from email.mime.text import MIMEText
+from email.policy import Policy
+from email.utils import format_datetime, formataddr
+
+__all__ = ["Outgoing", "SecretLeakError", "compose", "message_ids", "new_message_id", "plain_address",
+           "scan_for_secrets"]
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+class SecretLeakError(RuntimeError):
+    """A mail about to be queued contains a secret its recipient may not see."""
+
+
+@dataclass
+class Outgoing:
+    """One mail to one person, before it becomes bytes in the outbox."""
+
+    to: str
+    subject: str
+    body: str
+    reply_to: str
+    in_reply_to: str = ""
+    references: Sequence[str] = ()
+    auto_submitted: str = "auto-replied"
+    kind: str = "reply"  # "error": a reply that only reports failures (rate-limited per recipient)
+    game_id: int | None = None
+    #: Strings this recipient must never see (other seats' unrevealed secrets).
+    forbidden: tuple[str, ...] = field(default=(), repr=False)
+
+
+def new_message_id(domain: str) -> str:
+    """A fresh, unique Message-ID under our own domain."""
+    return f"<pbem.{uuid.uuid4().hex}@{domain}>"
+
+
+# Header values come partly from inbound mail (subjects, Message-IDs, sender addresses): whatever
+# they hold, a reply's header block must stay exactly the lines written here.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_MSGID = re.compile(r"<[!-;=?-~]{1,250}>")  # printable ASCII without '<' '>'; fits a 998-octet line
+_MAX_SUBJECT = 300
+_MAX_REFERENCES = 30
+_FOLD = 78
+
+
+class _Folded(str):
+    """A header already folded by :func:`compose`: every policy writes it exactly as it is.
+
+    policy.SMTP would otherwise refold long values itself, turning a Message-ID longer than
+    a line into RFC 2047 encoded words (threading breaks), and it cannot write a compat32
+    ``Header`` at all. ``fold`` is what the modern policies call on header objects.
+    """
+
+    name: str
+
+    def __new__(cls, name: str, lines: list[str]) -> _Folded:
+        folded = super().__new__(cls, "\n ".join(lines))
+        folded.name = name
+        return folded
+
+    def fold(self, *, policy: Policy) -> str:
+        linesep = policy.linesep or "\n"
+        first, *rest = self.split("\n")
+        return linesep.join([f"{self.name}: {first}".rstrip(), *rest]) + linesep
+
+
+def _one_line(value: str) -> str:
+    """Controls, line breaks and lone surrogates out; runs of whitespace one space."""
+    return " ".join(_CONTROL.sub(" ", value).split())
+
+
+def _text_header(name: str, value: str) -> _Folded:
+    """Free text (a subject): one line, bounded, RFC 2047 encoded words where not ASCII."""
+    text = _one_line(value)
+    if len(text) > _MAX_SUBJECT:
+        text = text[:_MAX_SUBJECT - 3].rstrip() + "..."
+    header = Header(text, "us-ascii" if text.isascii() else "utf-8", header_name=name)
+    return _Folded(name, header.encode(linesep="\n", maxlinelen=_FOLD).split("\n "))
+
+
+def plain_address(value: str) -> str:
+    """One plain address as a header value: an IDN domain in its ASCII form (RFC 5890), a
+    non-ASCII local part as UTF-8 (RFC 6532; such mail needs SMTPUTF8 to be relayed)."""
+    address = "".join(_one_line(value).split())
+    if address.isascii():
+        return address
+    local, at, domain = address.rpartition("@")
+    if at:
+        with contextlib.suppress(UnicodeError):
+            domain = domain.encode("idna").decode("ascii")
+        address = f"{local}@{domain}"
+    # Surrogate escapes are what the policies write out as raw 8-bit bytes.
+    return address.encode("utf-8").decode("ascii", "surrogateescape")
+
+
+def _address_header(name: str, value: str) -> _Folded:
+    return _Folded(name, [plain_address(value)])
+
+
+def message_ids(values: Iterable[str]) -> list[str]:
+    """The well-formed msg-ids in ``values``, each once, in order; anything else is dropped."""
+    found: list[str] = []
+    for value in values:
+        found.extend(_MSGID.findall(value))
+    return list(dict.fromkeys(found))
+
+
+def _ids_header(name: str, ids: list[str]) -> _Folded:
+    lines = [ids[0]]
+    for msgid in ids[1:]:
+        if len(lines[-1]) + 1 + len(msgid) + (len(name) + 2 if len(lines) == 1 else 1) <= _FOLD:
+            lines[-1] += " " + msgid
+        else:
+            lines.append(msgid)
+    if len(lines[0]) + len(name) + 2 > _FOLD:
+        lines.insert(0, "")  # "In-Reply-To:" alone, the long id on the next line
+    return _Folded(name, lines)
+
+
+def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Message:
+    """The RFC 5322 message for ``mail``: plain UTF-8 text, threaded, marked automatic.
+
+    Built with the compat32 classes: the modern policy parses every header it
+    is given again, which cost more than the whole move it reports. Every header
+    is folded here (see :class:`_Folded`): the values may come from hostile mail.
+    """
+    charset = Charset("utf-8")
+    charset.body_encoding = QP  # diagrams stay readable in the raw mail, unlike base64
+    body = _SURROGATE.sub("\ufffd", mail.body)
+    message = MIMEText(body, "plain", "us-ascii" if body.isascii() else charset)  # type: ignore[arg-type]
+    message["From"] = _Folded("From", [formataddr((_one_line(sender_name), plain_address(sender)))])
+    message["To"] = _address_header("To", mail.to)
+    message["Reply-To"] = _address_header("Reply-To", mail.reply_to)
+    message["Subject"] = _text_header("Subject", mail.subject)
+    message["Date"] = format_datetime(datetime.now(UTC))
+    message["Message-ID"] = new_message_id(domain)
+    in_reply_to = message_ids([mail.in_reply_to])
+    if in_reply_to:
+        message["In-Reply-To"] = _ids_header("In-Reply-To", in_reply_to[:1])
+    references = message_ids(mail.references)
+    if len(references) > _MAX_REFERENCES:  # the thread root and the latest, as RFC 5322 3.6.4 suggests
+        references = [references[0], *references[-(_MAX_REFERENCES - 1):]]
+    if references:
+        message["References"] = _ids_header("References", references)
+    auto_submitted = _one_line(mail.auto_submitted) or "auto-replied"
+    message["Auto-Submitted"] = auto_submitted
+    message["X-Auto-Response-Suppress"] = "All"
+    message["Precedence"] = "bulk" if auto_submitted == "auto-generated" else "auto_reply"
+    return message
+
+
+def scan_for_secrets(mail: Outgoing, forbidden: Iterable[str]) -> None:
+    """Raise when the mail's text (headers and body, before any transfer encoding) holds a forbidden string."""
+    needles = [needle.lower() for needle in forbidden if needle]
+    if not needles:
+        return
+    haystack = "\n".join((mail.to, mail.subject, mail.reply_to, mail.in_reply_to, *mail.references,
+                          mail.body)).lower()
+    for needle in needles:
+        if needle in haystack:
+            raise SecretLeakError(f"mail to {mail.to} would reveal a secret; not sent")
+

@@ -1,0 +1,172 @@
+"""Delivering the outbox: due rows leased, sent through the relay (or into a Maildir), retried with backoff."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import mailbox
+import secrets
+import smtplib
+import socket
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from sqlmodel import col, select, update
+
+from pbem.mail.compose import plain_address
+from pbem.store.db import Database
+from pbem.store.models import OutboxItem, utcnow
+
+__all__ = ["MAX_ATTEMPTS", "Deliverer"]
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 30
+_BACKOFF_BASE_SECONDS = 2.0
+_BACKOFF_MAX_SECONDS = 3600.0
+_LEASE = timedelta(minutes=5)
+
+
+def _backoff(attempts: int) -> timedelta:
+    return timedelta(seconds=min(_BACKOFF_MAX_SECONDS, _BACKOFF_BASE_SECONDS * 2 ** max(0, attempts - 1)))
+
+
+class Deliverer:
+    """Sends due outbox rows through the relay (or into the Maildir), oldest first."""
+
+    def __init__(self, db: Database, smtp_host: str, smtp_port: int, maildir: str, batch: int = 50) -> None:
+        self.db = db
+        self.smtp_host = smtp_host
+        self.smtp_port = smtp_port
+        self.maildir = Path(maildir)
+        self.batch = batch
+        self.instance = secrets.token_hex(8)  # names this process's leases
+        self._smtp: smtplib.SMTP | None = None
+
+    def _claim_due(self) -> list[OutboxItem]:
+        due = self.next_due_in()
+        if due is None or due > 0:
+            return []  # nothing due: no write lock taken
+        with self.db.transaction() as session:
+            statement = (
+                select(OutboxItem)
+                .where(OutboxItem.status == "pending", col(OutboxItem.next_attempt_at) <= utcnow())
+                .order_by(col(OutboxItem.id))
+                .limit(self.batch)
+            )
+            items = list(session.exec(self.db.claimable(statement)).all())
+            # A lease: another instance (or this one after a crash) retries only once it runs out.
+            for item in items:
+                item.next_attempt_at = utcnow() + _LEASE
+                item.leased_by = self.instance
+                session.add(item)
+            return items
+
+    def release_leases(self) -> int:
+        """At start-up with SQLite (one instance per file): leases still held were a dead process's.
+
+        Their mails go out at once instead of after the lease; one may be a duplicate of a mail
+        the relay had already accepted, with the same Message-ID.
+        """
+        if not self.db.is_sqlite:
+            return 0  # other live instances may hold leases; a dead one's run out by themselves
+        with self.db.transaction() as session:
+            result = session.exec(update(OutboxItem).where(col(OutboxItem.status) == "pending",
+                                                          col(OutboxItem.leased_by) != "")
+                                  .values(next_attempt_at=utcnow(), leased_by=""))
+            return int(result.rowcount or 0)
+
+    def deliver_due(self) -> int:
+        """Deliver what is due now; returns how many were sent. Failures are rescheduled."""
+        sent = 0
+        items = self._claim_due()
+        for index, item in enumerate(items):
+            try:
+                self._send(item)
+            except (OSError, smtplib.SMTPException, UnicodeError) as error:
+                self._close()
+                retry_at = self._mark_failed(item, error)
+                if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
+                    # The relay is down: the rest of the round retries with this mail, not after the lease.
+                    self._reschedule([other.id for other in items[index + 1:]], retry_at or utcnow())
+                    break
+                continue
+            self._mark_sent(item)
+            sent += 1
+        return sent
+
+    def _reschedule(self, ids: list[int | None], when: datetime) -> None:
+        if ids:
+            self.db.write(update(OutboxItem).where(col(OutboxItem.id).in_(ids))
+                          .values(next_attempt_at=when, leased_by=""))
+
+    def _send(self, item: OutboxItem) -> None:
+        if not self.smtp_host:
+            # mailbox.Maildir only creates tmp/new/cur when the folder itself is missing.
+            for sub in ("tmp", "new", "cur"):
+                (self.maildir / sub).mkdir(parents=True, exist_ok=True)
+            mailbox.Maildir(self.maildir, create=False).add(item.raw)
+            return
+        if self._smtp is None:
+            self._smtp = smtplib.SMTP(self.smtp_host, self.smtp_port, timeout=30)
+            self._smtp.ehlo_or_helo_if_needed()
+        recipient = plain_address(item.recipient).encode("ascii", "surrogateescape").decode("utf-8", "replace")
+        # An internationalised mailbox (RFC 6531) needs SMTPUTF8; a relay without it refuses
+        # with SMTPNotSupportedError, which is permanent (see _mark_failed).
+        options = [] if recipient.isascii() else ["SMTPUTF8"]
+        # Null envelope sender: these are automatic replies, bounces must not loop back to us.
+        refused = self._smtp.sendmail("", [recipient], item.raw, mail_options=options)
+        if refused:
+            raise smtplib.SMTPRecipientsRefused(refused)
+
+    def _close(self) -> None:
+        if self._smtp is not None:
+            with contextlib.suppress(OSError, smtplib.SMTPException):
+                self._smtp.quit()
+            self._smtp = None
+
+    def close(self) -> None:
+        self._close()
+
+    def _mark_sent(self, item: OutboxItem) -> None:
+        # Right after the relay's 250, one small commit per mail: a crash in between re-sends
+        # at most this one mail (with its Message-ID, which receivers use to drop the copy).
+        self.db.write(update(OutboxItem).where(col(OutboxItem.id) == item.id)
+                      .values(status="sent", sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
+
+    def _mark_failed(self, item: OutboxItem, error: BaseException) -> datetime | None:
+        """Count the failed attempt; when the mail is tried next (None: given up)."""
+        permanent = isinstance(error, smtplib.SMTPNotSupportedError | UnicodeError) or (
+            isinstance(error, smtplib.SMTPRecipientsRefused)
+            and all(code >= 500 for code, _ in error.recipients.values())
+        )
+        with self.db.transaction() as session:
+            row = session.get(OutboxItem, item.id)
+            if row is None:
+                return None
+            row.attempts += 1
+            row.last_error = f"{type(error).__name__}: {error}"[:2000]
+            if permanent or row.attempts >= MAX_ATTEMPTS:
+                row.status = "failed"
+                log.error("giving up on outbox %s to %s: %s", row.id, row.recipient, row.last_error)
+            else:
+                row.next_attempt_at = utcnow() + _backoff(row.attempts)
+                log.warning("outbox %s to %s: attempt %d failed: %s", row.id, row.recipient,
+                            row.attempts, row.last_error)
+            row.leased_by = ""
+            session.add(row)
+            return None if row.status == "failed" else row.next_attempt_at
+
+    def next_due_in(self) -> float | None:
+        """Seconds until the earliest pending row is due (0 if now), or None when nothing waits."""
+        with self.db.read() as session:
+            statement = (
+                select(OutboxItem.next_attempt_at)
+                .where(OutboxItem.status == "pending")
+                .order_by(col(OutboxItem.next_attempt_at))
+                .limit(1)
+            )
+            due = session.exec(statement).first()
+        if due is None:
+            return None
+        return max(0.0, (due - utcnow()).total_seconds())

@@ -1,0 +1,1 @@
+"""Inbound mail: raw bytes to what the worker needs (start at pbem.mail.inbound.parse)."""

@@ -1,0 +1,111 @@
+"""Raw bytes to an InboundMail: sender, threading headers, automatic-mail verdict, body and command lines."""
+
+from __future__ import annotations
+
+import email
+from dataclasses import dataclass
+
+from pbem.mail.inbound.automatic import automatic_reason_from, null_sender_reason
+from pbem.mail.inbound.headers import (
+    MSGID_TOKEN,
+    decode_header,
+    first,
+    parse_from,
+    raw_headers,
+    strip_envelope,
+    trim_references,
+    valid_address,
+)
+from pbem.mail.inbound.limits import POLICY, bound_parts
+from pbem.mail.inbound.mime import read_body
+from pbem.mail.inbound.quotes import extract_commands
+from pbem.mail.inbound.sanitise import clean, sanitise_text
+
+__all__ = ["InboundMail", "parse_mail"]
+
+
+@dataclass(frozen=True)
+class InboundMail:
+    """What the worker needs from one received mail; every field but ``body`` is free of line breaks."""
+
+    message_id: str
+    sender: str
+    sender_name: str
+    subject: str
+    in_reply_to: str
+    references: tuple[str, ...]
+    automatic: str | None
+    body: str
+    commands: tuple[str, ...]
+    problems: tuple[str, ...]
+
+
+def parse_mail(raw: bytes, envelope_sender: str | None = None) -> InboundMail:
+    """Read one mail as received; never raises, whatever the bytes.
+
+    ``envelope_sender`` is the SMTP ``MAIL FROM`` address: ``""`` (or ``"<>"``) is the null
+    sender of bounces and auto-replies, ``None`` means unknown.
+    """
+    data = _as_bytes(raw)
+    try:
+        return _parse(data, envelope_sender)
+    except Exception:  # the last line of defence: a worker must never die on a mail
+        try:
+            return _salvage(data, envelope_sender)
+        except Exception:
+            return InboundMail("", "", "", "", "", (), null_sender_reason(envelope_sender), "", (),
+                               ("the mail could not be read at all",))
+
+
+def _as_bytes(raw: object) -> bytes:
+    # Typed as bytes, but a caller handing over a str or a memoryview must not crash the worker.
+    if isinstance(raw, bytes):
+        return raw
+    if isinstance(raw, str):
+        return raw.encode("utf-8", "surrogateescape")
+    if isinstance(raw, bytearray | memoryview):
+        return bytes(raw)
+    return b""
+
+
+def _parse(raw: bytes, envelope_sender: str | None) -> InboundMail:
+    problems: list[str] = []
+    msg = email.message_from_bytes(bound_parts(raw, problems), policy=POLICY)
+    headers = raw_headers(msg)
+    sender_name, from_addr = parse_from(first(headers, "from"))
+    sender = valid_address(from_addr) or valid_address(strip_envelope(envelope_sender))
+    body = read_body(msg, problems)
+    ids = MSGID_TOKEN.findall(clean(first(headers, "references") or ""))
+    in_reply_to = clean(first(headers, "in-reply-to") or "")
+    first_id = MSGID_TOKEN.search(in_reply_to)
+    return InboundMail(
+        message_id=clean(first(headers, "message-id") or ""),
+        sender=sender,
+        sender_name=sender_name,
+        subject=decode_header(first(headers, "subject") or ""),
+        # In-Reply-To often carries a comment ("<id> (Bob's message of ...)"): keep the id itself.
+        in_reply_to=first_id.group(0) if first_id else in_reply_to,
+        references=trim_references(ids),
+        automatic=automatic_reason_from(msg, headers, envelope_sender, from_addr),
+        body=body,
+        commands=tuple(extract_commands(body)),
+        problems=tuple(dict.fromkeys(problems)),
+    )
+
+
+def _salvage(raw: bytes, envelope_sender: str | None) -> InboundMail:
+    """Used only if the email package itself failed: read whatever follows the first blank line."""
+    text = sanitise_text(raw.decode("utf-8", "replace"))
+    _, _, body = text.partition("\n\n")
+    return InboundMail(
+        message_id="",
+        sender=valid_address(strip_envelope(envelope_sender)),
+        sender_name="",
+        subject="",
+        in_reply_to="",
+        references=(),
+        automatic=null_sender_reason(envelope_sender),
+        body=body,
+        commands=tuple(extract_commands(body)),
+        problems=("the mail could not be parsed; its text was read as it came",),
+    )

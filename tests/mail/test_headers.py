@@ -1,0 +1,92 @@
+"""Header values: encoded words, raw 8-bit bytes, injection attempts, From and threading ids."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from pbem.mail.inbound.parse import parse_mail
+from tests.mail.helpers import build_mail
+
+
+def test_iso_8859_1_encoded_word_display_name() -> None:
+    # The RFC 2047 example: adjacent encoded words in two charsets join without the space.
+    subject = ("Subject: =?ISO-8859-1?B?SWYgeW91IGNhbiByZWFkIHRoaXMgeW8=?=\n"
+               " =?ISO-8859-2?B?dSB1bmRlcnN0YW5kIHRoZSBleGFtcGxlLg==?=")
+    raw = build_mail(subject,
+                b"draw\r\n", sender="From: =?ISO-8859-1?Q?Andr=E9?= Pirard <PIRARD@vm1.ulg.ac.be>")
+    mail = parse_mail(raw)
+    assert mail.sender_name == "André Pirard"
+    assert mail.sender == "pirard@vm1.ulg.ac.be"
+    assert mail.subject == "If you can read this you understand the example."
+
+
+def test_raw_utf8_and_latin1_header_bytes() -> None:
+    utf8 = parse_mail("From: José Müller <jose@example.org>\r\nSubject: café\r\n\r\ndraw\r\n".encode())
+    assert (utf8.sender_name, utf8.subject) == ("José Müller", "café")
+    latin1 = parse_mail("From: José <jose@example.org>\r\nSubject: café\r\n\r\ndraw\r\n".encode("latin-1"))
+    assert (latin1.sender, latin1.sender_name, latin1.subject) == ("jose@example.org", "José", "café")
+
+
+def test_header_injection_in_name_and_subject() -> None:
+    raw = build_mail("Subject: =?utf-8?q?Bob=0D=0ABcc:_evil@x?=\nMessage-ID: <id@x>\r\n", b"draw\r\n",
+                sender="From: =?utf-8?q?Bob=0D=0ABcc:_evil@x?= <bob@example.org>")
+    mail = parse_mail(raw)
+    assert mail.sender == "bob@example.org"
+    assert mail.sender_name == "Bob Bcc: evil@x"
+    assert mail.subject == "Bob Bcc: evil@x"
+    assert mail.commands == ("draw",)
+
+
+def test_header_injection_with_unicode_separators() -> None:
+    raw = build_mail("Subject: =?utf-8?b?" + base64.b64encode("a\u2028Bcc: x@y\x85z\x00".encode()).decode() + "?=",
+                b"draw\r\n")
+    assert parse_mail(raw).subject == "a Bcc: x@y z"
+
+
+def test_mail_without_from_uses_the_envelope_sender() -> None:
+    raw = build_mail("Subject: hi", b"resign\r\n", sender=None)
+    assert parse_mail(raw, "<Player@Example.ORG>").sender == "player@example.org"
+    assert parse_mail(raw, "player@example.org").sender_name == ""
+    assert parse_mail(raw).sender == ""
+
+
+@pytest.mark.parametrize(
+    "from_line",
+    ["From: Bob", "From: <<<@@>>", "From:", "From: Bob <bob at example.org>", "From: =?",
+     'From: "Bob Smith"@example.org'],
+)
+def test_unparseable_from_falls_back_to_the_envelope(from_line: str) -> None:
+    raw = build_mail("", b"draw\r\n", sender=from_line)
+    assert parse_mail(raw, "bob@example.org").sender == "bob@example.org"
+    assert parse_mail(raw).sender == ""
+
+
+def test_display_name_with_comma_and_quotes() -> None:
+    mail = parse_mail(build_mail("", b"draw\r\n", sender='From: "Smith, Bob" <Bob.Smith@Example.org>'))
+    assert (mail.sender, mail.sender_name) == ("bob.smith@example.org", "Smith, Bob")
+
+
+def test_threading_headers() -> None:
+    ids = [f"<m{i}@x>" for i in range(40)]
+    raw = build_mail(
+        "Message-ID:   <Orig.ID@Host>  \nIn-Reply-To: <m39@x> (Bob's message of Monday)\n"
+        "References: " + "\n ".join(ids),
+        b"draw\r\n",
+    )
+    mail = parse_mail(raw)
+    assert mail.message_id == "<Orig.ID@Host>"
+    assert mail.in_reply_to == "<m39@x>"
+    assert mail.references == (ids[0], *ids[-29:])
+
+
+def test_message_id_is_kept_as_written() -> None:
+    # policy.default's parser would have truncated this to "<a"; the header is kept whole.
+    assert parse_mail(build_mail("Message-ID: <a b@x>", b"")).message_id == "<a b@x>"
+    assert parse_mail(build_mail("", b"")).message_id == ""
+
+
+def test_long_from_is_read_by_the_lenient_parser() -> None:
+    mail = parse_mail(build_mail("", b"draw\r\n", sender='From: "' + "x" * 300 + '" <Bob@Example.org>'))
+    assert (mail.sender, mail.sender_name) == ("bob@example.org", "x" * 300)
