@@ -14,12 +14,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from pbem.events.vocabulary import EventFormat
+
 if TYPE_CHECKING:
     from pbem.commands.base import Context
+    from pbem.events.models import Event
 
 __all__ = ["add_event_parser", "run_event_command"]
 
-_FORMATS = ("round-robin", "double-round-robin", "swiss", "knockout")
+_FORMATS = tuple(fmt.value for fmt in EventFormat)  # values: argparse shows repr() of choices in errors
 
 
 class _Failure(Exception):
@@ -53,7 +56,7 @@ def _context(args: argparse.Namespace) -> Iterator[Context]:
         database.dispose()
 
 
-def _event(ctx: Context, name: str) -> Any:
+def _event(ctx: Context, name: str) -> Event:
     from pbem.events.service import find_event
 
     return find_event(ctx, name)
@@ -86,8 +89,8 @@ def cmd_start(args: argparse.Namespace) -> str:
 
 
 def cmd_standings(args: argparse.Namespace) -> str:
-    from pbem.events.render import standings_table, summary
     from pbem.events.store import load
+    from pbem.events.tables import standings_table, summary
 
     with _context(args) as ctx:
         data = load(ctx.session, _event(ctx, args.name))
@@ -95,8 +98,8 @@ def cmd_standings(args: argparse.Namespace) -> str:
 
 
 def cmd_crosstable(args: argparse.Namespace) -> str:
-    from pbem.events.render import crosstable, summary
     from pbem.events.store import load
+    from pbem.events.tables import crosstable, summary
 
     with _context(args) as ctx:
         data = load(ctx.session, _event(ctx, args.name))
