@@ -145,4 +145,4 @@ def about(event: Event) -> str:
     title = get_variant(event.variant).title
     control = TimeControl.parse(event.time_control, default_days=1.0).describe() if event.time_control else \
         "the server's default time control"
-    return f"{title}, {EventFormat(event.format).title}, {control}"
+    return f"{title}, {EventFormat(event.format).label}, {control}"

@@ -27,7 +27,7 @@ def summary(data: EventData) -> str:
         where = f"round {event.current_round}{total}, {finished} games finished"
     if event.status == EventStatus.FINISHED:
         where = f"finished, {finished} games"
-    return f"{event.name}: {title}, {EventFormat(event.format).title}, {where}"
+    return f"{event.name}: {title}, {EventFormat(event.format).label}, {where}"
 
 
 def standings_table(data: EventData) -> str:

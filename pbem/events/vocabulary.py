@@ -16,12 +16,12 @@ class EventFormat(StrEnum):
     KNOCKOUT = "knockout"
 
     @property
-    def title(self) -> str:
+    def label(self) -> str:
         """The format as the mails and tables name it."""
-        return _TITLES[self]
+        return _LABELS[self]
 
 
-_TITLES = {EventFormat.ROUND_ROBIN: "round robin", EventFormat.DOUBLE_ROUND_ROBIN: "double round robin",
+_LABELS = {EventFormat.ROUND_ROBIN: "round robin", EventFormat.DOUBLE_ROUND_ROBIN: "double round robin",
            EventFormat.SWISS: "Swiss", EventFormat.KNOCKOUT: "knockout"}
 
 
