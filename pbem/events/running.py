@@ -46,7 +46,10 @@ def start_event(ctx: Context, event: Event) -> str:
 
 
 def game_finished(ctx: Context, game: Game) -> None:
-    """Rate the game; for an event's game, score it, mail the standings, and pair on or finish."""
+    """Rate the game; for an event's game, score it, mail the standings, and pair on or finish.
+
+    Any ending counts alike: a loss on time (from the clock rules) is a loss as any other.
+    """
     rate_game(ctx.session, game)
     if game.event_id is None:
         return
