@@ -14,12 +14,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from pbem.events.vocabulary import EventFormat
+
 if TYPE_CHECKING:
     from pbem.app.context import Context
+    from pbem.events.models import Event
 
 __all__ = ["add_event_parser", "run_event_command"]
 
-_FORMATS = ("round-robin", "double-round-robin", "swiss", "knockout")
+_FORMATS = tuple(fmt.value for fmt in EventFormat)  # values: argparse shows repr() of choices in errors
 
 
 class _Failure(Exception):
@@ -51,15 +54,15 @@ def _context(args: argparse.Namespace) -> Iterator[Context]:
         database.dispose()
 
 
-def _event(ctx: Context, name: str) -> Any:
-    from pbem.events.service import find_event
+def _event(ctx: Context, name: str) -> Event:
+    from pbem.events.entries import find_event
 
     return find_event(ctx, name)
 
 
 def cmd_create(args: argparse.Namespace) -> str:
     from pbem.cli.main import parse_options
-    from pbem.events.service import create_event
+    from pbem.events.entries import create_event
 
     with _context(args) as ctx:
         event = create_event(ctx, args.name, args.variant, args.format, args.time or "", args.rounds or 0,
@@ -70,22 +73,22 @@ def cmd_create(args: argparse.Namespace) -> str:
 
 
 def cmd_add(args: argparse.Namespace) -> str:
-    from pbem.events.service import add_players
+    from pbem.events.entries import add_players
 
     with _context(args) as ctx:
         return "\n".join(add_players(ctx, _event(ctx, args.name), args.players))
 
 
 def cmd_start(args: argparse.Namespace) -> str:
-    from pbem.events.service import start_event
+    from pbem.events.running import start_event
 
     with _context(args) as ctx:
         return start_event(ctx, _event(ctx, args.name))
 
 
 def cmd_standings(args: argparse.Namespace) -> str:
-    from pbem.events.render import standings_table, summary
     from pbem.events.store import load
+    from pbem.events.tables import standings_table, summary
 
     with _context(args) as ctx:
         data = load(ctx.session, _event(ctx, args.name))
@@ -93,8 +96,8 @@ def cmd_standings(args: argparse.Namespace) -> str:
 
 
 def cmd_crosstable(args: argparse.Namespace) -> str:
-    from pbem.events.render import crosstable, summary
     from pbem.events.store import load
+    from pbem.events.tables import crosstable, summary
 
     with _context(args) as ctx:
         data = load(ctx.session, _event(ctx, args.name))
@@ -102,21 +105,21 @@ def cmd_crosstable(args: argparse.Namespace) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> str:
-    from pbem.events.service import list_events
+    from pbem.events.organiser import list_events
 
     with _context(args) as ctx:
         return "\n".join(list_events(ctx)) or "(no events)"
 
 
 def cmd_withdraw(args: argparse.Namespace) -> str:
-    from pbem.events.service import withdraw
+    from pbem.events.organiser import withdraw
 
     with _context(args) as ctx:
         return withdraw(ctx, _event(ctx, args.name), args.player)
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> str:
-    from pbem.events.service import adjudicate
+    from pbem.events.organiser import adjudicate
 
     number = args.game.lstrip("#")
     if not number.isdigit():
@@ -127,7 +130,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> str:
 
 def run_event_command(handler: Callable[[argparse.Namespace], str], args: argparse.Namespace) -> int:
     """Run one handler: its report on stdout and 0, or ``pbem: reason`` on stderr and 1."""
-    from pbem.events.service import EventError
+    from pbem.events.errors import EventError
 
     try:
         print(handler(args))

@@ -16,7 +16,8 @@ class Join:
     scopes: ClassVar[frozenset[str]] = frozenset({PERSONAL})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
-        from pbem.events.service import EventError, find_event, join_event  # the event layer imports the registry
+        from pbem.events.entries import find_event, join_event  # the event layer imports the registry
+        from pbem.events.errors import EventError
 
         account = ctx.require_account()
         if len(args) != 1:

@@ -16,7 +16,9 @@ class Standings:
     scopes: ClassVar[frozenset[str]] = IDENTIFIED
 
     def run(self, ctx: Context, args: list[str]) -> Result:
-        from pbem.events.service import EventError, find_event, standings_text  # the event layer imports the registry
+        from pbem.events.entries import find_event
+        from pbem.events.errors import EventError
+        from pbem.events.tables import standings_text  # the event layer imports the registry
 
         ctx.require_account()
         if len(args) != 1:

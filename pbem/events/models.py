@@ -8,12 +8,13 @@ from typing import Any
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from pbem.events.vocabulary import EntryStatus, EventFormat, EventStatus
 from pbem.store.models import utcnow
 
-__all__ = ["Event", "EventPlayer", "Rating"]
+__all__ = ["FORMATS", "Event", "EventPlayer", "Rating"]
 
 #: Event formats, as `pbem event create --format` takes them.
-FORMATS = ("round-robin", "double-round-robin", "swiss", "knockout")
+FORMATS = tuple(fmt.value for fmt in EventFormat)
 
 
 class Event(SQLModel, table=True):
@@ -22,7 +23,7 @@ class Event(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True, max_length=64)
     variant: str = Field(max_length=32)
-    format: str = Field(max_length=24)
+    format: str = Field(max_length=24)  # an EventFormat; plain str columns, so stored rows read back as before
     time_control: str = Field(default="", max_length=32)
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     rounds: int = 0  # Swiss: the number of rounds (0: chosen at the start from the number of players)
@@ -30,7 +31,7 @@ class Event(SQLModel, table=True):
     games_per_match: int = 2  # knockout
     knockout_tiebreak: str = Field(default="extra", max_length=16)
     round_days: float | None = None  # Swiss / knockout: the organiser's deadline for a round
-    status: str = Field(default="registration", max_length=16, index=True)  # registration, running, finished
+    status: str = Field(default=EventStatus.REGISTRATION, max_length=16, index=True)  # an EventStatus
     current_round: int = 0
     round_deadline: datetime | None = None
     #: Knockout: {"rounds": [[{"high": id, "low": id|None, "winner": id|None, "how": str}, ...], ...]}.
@@ -50,7 +51,7 @@ class EventPlayer(SQLModel, table=True):
     event_id: int = Field(foreign_key="event.id", index=True)
     account_id: int | None = Field(default=None, foreign_key="account.id", index=True)
     email: str = Field(max_length=320)
-    status: str = Field(default="entered", max_length=16)  # invited, entered, withdrawn
+    status: str = Field(default=EntryStatus.ENTERED, max_length=16)  # an EntryStatus
     seed: int = 0  # start number: Berger number (by lot) or Swiss/knockout seed (by rating)
     byes: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # Swiss rounds
     annulled: bool = False  # withdrew early: their games do not count for anybody

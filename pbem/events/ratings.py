@@ -43,7 +43,8 @@ class Elo:
 
 def expected(rating: float, opponent: float) -> float:
     """The score ``rating`` is expected to make against ``opponent`` (0..1)."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    odds: float = 10.0 ** ((opponent - rating) / 400.0)  # typed: float ** float is Any to mypy (could be complex)
+    return 1.0 / (1.0 + odds)
 
 
 def rated_game(white: Elo, black: Elo, white_score: float) -> tuple[Elo, Elo]:

@@ -1,14 +1,14 @@
-"""ASCII tables of an event: the standings, the crosstable, and a knockout's bracket."""
+"""ASCII tables of an event: the points table, the crosstables, and a knockout's bracket and standings."""
 
 from __future__ import annotations
 
-from pbem.events.standings import FORMAT_TITLES, standings, tiebreaks_of
+from pbem.events.standings import standings, tiebreaks_of
 from pbem.events.store import EventData
 from pbem.events.tiebreaks import LABELS, Row, score_of
+from pbem.events.vocabulary import EntryStatus, EventStatus
 from pbem.store.models import Game
-from pbem.variants import get_variant
 
-__all__ = ["crosstable", "number", "standings_table", "summary"]
+__all__ = ["bracket", "knockout_standings", "number", "points_table", "round_robin_crosstable", "swiss_crosstable"]
 
 _NAME = 16  # handle column width
 
@@ -22,31 +22,13 @@ def _name(handle: str) -> str:
     return handle if len(handle) <= _NAME else handle[: _NAME - 1] + "~"
 
 
-def summary(data: EventData) -> str:
-    """One line: name, variant, format, progress."""
-    event = data.event
-    title = get_variant(event.variant).title
-    finished = sum(g.status == "finished" for g in data.games)
-    if event.status == "registration":
-        where = f"registration open, {sum(p.status == 'entered' for p in data.players)} entered"
-    elif event.format in ("round-robin", "double-round-robin"):
-        where = f"{finished} of {len(data.games)} games finished"
-    else:
-        total = f" of {event.rounds}" if event.rounds else ""
-        where = f"round {event.current_round}{total}, {finished} games finished"
-    if event.status == "finished":
-        where = f"finished, {finished} games"
-    return f"{event.name}: {title}, {FORMAT_TITLES[event.format]}, {where}"
-
-
 def _withdrawn(data: EventData, account_id: int) -> str:
     entry = data.entry(account_id)
-    return " (withdrawn)" if entry is not None and entry.status == "withdrawn" else ""
+    return " (withdrawn)" if entry is not None and entry.status == EntryStatus.WITHDRAWN else ""
 
 
-def standings_table(data: EventData) -> str:
-    if data.event.format == "knockout":
-        return _knockout_standings(data)
+def points_table(data: EventData) -> str:
+    """The standings on points and the event's tiebreaks, annulled players listed below."""
     rows = standings(data)
     names = tiebreaks_of(data)
     header = f"{'#':>3}  {'Player':<{_NAME}}  {'Rating':>6}  {'Games':>5}  {'Points':>6}"
@@ -73,18 +55,11 @@ def _cell(game: Game, player: int) -> str:
     return "1" if own == 1.0 else "0" if own == 0.0 else "="
 
 
-def crosstable(data: EventData) -> str:
-    if data.event.format == "knockout":
-        return _bracket(data)
-    rows = standings(data)
-    if data.event.format == "swiss":
-        return _swiss_crosstable(data, rows)
-    return _round_robin_crosstable(data, rows)
+def round_robin_crosstable(data: EventData, rows: list[Row], width: int) -> str:
+    """A square table in standings order: 1 win, = draw, 0 loss, + / - forfeit, . still playing.
 
-
-def _round_robin_crosstable(data: EventData, rows: list[Row]) -> str:
-    """A square table in standings order: 1 win, = draw, 0 loss, + / - forfeit, . still playing."""
-    width = 2 if data.event.format == "double-round-robin" else 1
+    ``width``: the games each pair plays, so each cell's characters.
+    """
     column = max(width, len(str(len(rows)))) + 1
     header = f"{'#':>3}  {'Player':<{_NAME}} " + "".join(f"{n:>{column}}" for n in range(1, len(rows) + 1))
     header += f"  {'Points':>6}"
@@ -103,7 +78,7 @@ def _round_robin_crosstable(data: EventData, rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def _swiss_crosstable(data: EventData, rows: list[Row]) -> str:
+def swiss_crosstable(data: EventData, rows: list[Row]) -> str:
     """Per round: the opponent's line number, their colour w/b, and 1 = 0 (. still playing), or bye."""
     index = {row.player: number_ for number_, row in enumerate(rows, start=1)}
     rounds = max([data.event.current_round, *[g.event_round for g in data.games]])
@@ -133,7 +108,8 @@ def _match_games(data: EventData, round_: int, high: int, low: int | None) -> li
     return [g for g in data.games if g.event_round == round_ and {g.white_id, g.black_id} == {high, low}]
 
 
-def _bracket(data: EventData) -> str:
+def bracket(data: EventData) -> str:
+    """Each round's matches: the games from the higher seed's side and who went through."""
     lines: list[str] = []
     for number_, matches in enumerate(data.event.state.get("rounds", []), start=1):
         lines.append(f"Round {number_}:")
@@ -152,7 +128,7 @@ def _bracket(data: EventData) -> str:
     return "\n".join(lines) if lines else "(no round played yet)"
 
 
-def _knockout_standings(data: EventData) -> str:
+def knockout_standings(data: EventData) -> str:
     """Who is still in, and in which round each other player went out."""
     out: dict[int, int] = {}
     rounds = data.event.state.get("rounds", [])
@@ -165,19 +141,19 @@ def _knockout_standings(data: EventData) -> str:
             if loser is not None:
                 out[loser] = number_
     if not rounds:
-        entered = [p.account_id for p in data.players if p.account_id is not None and p.status == "entered"]
+        entered = [p.account_id for p in data.players if p.account_id is not None and p.status == EntryStatus.ENTERED]
         return "Entered: " + (", ".join(f"{data.handle(a)} ({data.ratings[a]})" for a in entered) or "nobody yet")
     lines = []
-    still = [p.account_id for p in data.players if p.account_id is not None and p.status == "entered"
+    still = [p.account_id for p in data.players if p.account_id is not None and p.status == EntryStatus.ENTERED
              and p.account_id not in out]
-    if data.event.status == "finished" and len(still) == 1:
+    if data.event.status == EventStatus.FINISHED and len(still) == 1:
         lines.append(f"Winner: {data.handle(still[0])} ({data.ratings[still[0]]})")
     elif still:
         lines.append("Still in: " + ", ".join(f"{data.handle(a)} ({data.ratings[a]})" for a in still))
     for number_ in range(len(rounds), 0, -1):
         gone = [a for a, r in out.items() if r == number_]
         if gone:
-            label = "Runner-up" if number_ == len(rounds) and data.event.status == "finished" else \
+            label = "Runner-up" if number_ == len(rounds) and data.event.status == EventStatus.FINISHED else \
                 f"Out in round {number_}"
             lines.append(f"{label}: " + ", ".join(f"{data.handle(a)} ({data.ratings[a]})" for a in gone))
     return "\n".join(lines)

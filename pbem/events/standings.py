@@ -4,23 +4,21 @@ from __future__ import annotations
 
 from pbem.events.store import EventData
 from pbem.events.tiebreaks import Outcome, Row, rank
+from pbem.events.vocabulary import EntryStatus, EventFormat
 
-__all__ = ["DEFAULT_TIEBREAKS", "FORMAT_TITLES", "counted_games", "standings", "tiebreaks_of"]
+__all__ = ["DEFAULT_TIEBREAKS", "counted_games", "standings", "tiebreaks_of"]
 
 #: ICCF's order for round robins; Buchholz first for Swiss, where opponents differ.
-DEFAULT_TIEBREAKS: dict[str, tuple[str, ...]] = {
-    "round-robin": ("wins", "sb", "h2h"),
-    "double-round-robin": ("wins", "sb", "h2h"),
-    "swiss": ("buchholz", "median", "sb", "wins"),
-    "knockout": (),
+DEFAULT_TIEBREAKS: dict[EventFormat, tuple[str, ...]] = {
+    EventFormat.ROUND_ROBIN: ("wins", "sb", "h2h"),
+    EventFormat.DOUBLE_ROUND_ROBIN: ("wins", "sb", "h2h"),
+    EventFormat.SWISS: ("buchholz", "median", "sb", "wins"),
+    EventFormat.KNOCKOUT: (),
 }
-
-FORMAT_TITLES = {"round-robin": "round robin", "double-round-robin": "double round robin",
-                 "swiss": "Swiss", "knockout": "knockout"}
 
 
 def tiebreaks_of(data: EventData) -> tuple[str, ...]:
-    return tuple(data.event.tiebreaks) or DEFAULT_TIEBREAKS[data.event.format]
+    return tuple(data.event.tiebreaks) or DEFAULT_TIEBREAKS[EventFormat(data.event.format)]
 
 
 def counted_games(data: EventData) -> list[Outcome]:
@@ -33,6 +31,6 @@ def counted_games(data: EventData) -> list[Outcome]:
 def standings(data: EventData) -> list[Row]:
     """The ranked rows of every entrant whose results count, in start order before ranking."""
     players = [p.account_id for p in data.players
-               if p.account_id is not None and p.status != "invited" and not p.annulled]
+               if p.account_id is not None and p.status != EntryStatus.INVITED and not p.annulled]
     byes = {p.account_id: len(p.byes) for p in data.players if p.account_id is not None and p.byes}
     return rank(players, counted_games(data), byes, tiebreaks_of(data))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbem.app.signals import Signals
-from pbem.events.service import game_finished
+from pbem.events.running import game_finished
 
 __all__ = ["subscribe"]
 

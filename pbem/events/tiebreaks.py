@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 __all__ = ["ALIASES", "TIEBREAKS", "Outcome", "Row", "normalise", "rank", "score_of"]
 
@@ -125,11 +126,12 @@ def rank(players: Sequence[int], games: Sequence[Outcome], byes: dict[int, int] 
     counted = [g for g in games if g.white in rows and g.black in rows]
     for game in counted:
         white, black = score_of(game.result)
-        for player, points in ((game.white, white), (game.black, black)):
+        for player, share in ((game.white, white), (game.black, black)):
             row = rows[player]
-            row.points += points
+            row.points += share
             row.games += 1
-            row.wins += points == 1.0
+            row.wins += share == 1.0
+    # Every player's total: the tiebreaks weigh each opponent by theirs.
     points = {player: row.points for player, row in rows.items()}
     for row in rows.values():
         for name in tiebreaks:
@@ -143,7 +145,7 @@ def rank(players: Sequence[int], games: Sequence[Outcome], byes: dict[int, int] 
                 scored = _head_to_head(group, counted)
                 for row in group:
                     row.values["h2h"] = scored[row.player]
-        groups = _split(groups, lambda row, name=name: row.values[name])  # type: ignore[misc]
+        groups = _split(groups, partial(_value, name))
     ranked: list[Row] = []
     for group in groups:
         place = len(ranked) + 1
@@ -151,6 +153,10 @@ def rank(players: Sequence[int], games: Sequence[Outcome], byes: dict[int, int] 
             row.rank, row.shared = place, len(group) > 1
             ranked.append(row)
     return ranked
+
+
+def _value(name: str, row: Row) -> float:
+    return row.values[name]
 
 
 def _split(groups: list[list[Row]], key: Callable[[Row], float]) -> list[list[Row]]:

@@ -14,10 +14,9 @@ from pbem.engine.base import Seat
 from pbem.events.models import Event, EventPlayer, Rating
 from pbem.store.models import Account, Game
 from pbem.sweep import Sweeper
+from tests.events.helpers import config_file, organiser, register, standings_rows
 from tests.harness import body_of
 from tests.pipeline import Pipeline
-from tests.test_commands import register
-from tests.test_e2e_events import config_file, organiser, standings_rows
 
 NAMES = ("alice", "bob", "carol", "dave")
 

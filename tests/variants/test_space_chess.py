@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from pbem.cli import main as cli_main
-from pbem.cli import perft as generic_perft
+from pbem.cli.main import main as cli_main
+from pbem.cli.main import perft as generic_perft
 from pbem.engine import (
     AmbiguousMoveError,
     Audience,

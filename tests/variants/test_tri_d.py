@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pbem.cli import main as cli_main
-from pbem.cli import perft as generic_perft
+from pbem.cli.main import main as cli_main
+from pbem.cli.main import perft as generic_perft
 from pbem.engine import AmbiguousMoveError, Audience, IllegalMoveError, InvalidMoveError, Outcome, Seat, Transition
 from pbem.variants import get_variant
 from pbem.variants.tri_d import VARIANT, Move, TriDChess, TriDState

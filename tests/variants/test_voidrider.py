@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pbem.cli import main as cli_main
+from pbem.cli.main import main as cli_main
 from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError, Seat, Transition
 from pbem.variants import get_variant
 from pbem.variants.voidrider import VARIANT, Move, VoidriderChess, VoidriderState

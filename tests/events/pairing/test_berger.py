@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from pbem.events.berger import berger_table, double_round_robin
+from pbem.events.pairing.berger import berger_table, double_round_robin
 
 
 @pytest.mark.parametrize("players", range(3, 13))

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from pbem.events.swiss import Entrant, PairingError, pair_round
+from pbem.events.pairing.swiss_matching import Entrant, PairingError, pair_round
 
 
 def simulate(players: int, rounds: int, seed: int) -> tuple[list[list[tuple[int, int]]], dict[int, int],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.events.knockout import MatchState, bracket_order, first_round, match_state
+from pbem.events.pairing.bracket import MatchState, bracket_order, first_round, match_state
 
 
 def test_seeds_one_and_two_can_only_meet_in_the_final() -> None:

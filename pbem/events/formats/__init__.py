@@ -1,0 +1,1 @@
+"""Event formats, one module each behind the Format protocol (formats.base); formats.registry finds them."""

@@ -1,0 +1,1 @@
+"""Tests of the event formats through the Format protocol."""
