@@ -25,6 +25,7 @@ from pbem.clock import Clock, duration, reminder_points
 from pbem.engine.base import Outcome, Seat
 from pbem.store.db import Database
 from pbem.store.models import Account, Game
+from pbem.store.vocabulary import GameStatus
 
 __all__ = ["Sweeper"]
 
@@ -43,7 +44,7 @@ class Sweeper:
         now = self.services.now()
         changed = self._end_vacations(now)
         with self.db.read() as session:
-            due = list(session.exec(select(Game.id).where(Game.status == "active",
+            due = list(session.exec(select(Game.id).where(Game.status == GameStatus.ACTIVE,
                                                           col(Game.next_event_at) <= now)))
         for game_id in due:
             try:
@@ -55,7 +56,8 @@ class Sweeper:
     def next_event(self) -> datetime | None:
         """When the next sweep has work: the earliest game event or vacation end."""
         with self.db.read() as session:
-            game_event = session.exec(select(func.min(Game.next_event_at)).where(Game.status == "active")).one()
+            active = Game.status == GameStatus.ACTIVE
+            game_event = session.exec(select(func.min(Game.next_event_at)).where(active)).one()
             vacation_end = session.exec(select(func.min(Account.vacation_until))).one()
         moments = [m for m in (game_event, vacation_end) if m is not None]
         return min(moments) if moments else None
@@ -65,7 +67,7 @@ class Sweeper:
     def _sweep_game(self, game_id: int, now: datetime) -> int:
         with self.db.transaction() as session:
             game = session.exec(self.db.locked(select(Game).where(Game.id == game_id))).first()
-            if game is None or game.status != "active" or game.next_event_at is None or game.next_event_at > now:
+            if game is None or game.status != GameStatus.ACTIVE or game.next_event_at is None or game.next_event_at > now:
                 return 0  # another sweep (or a move) got there first
             ctx = Context(session=session, services=self.services)
             ctx.touched_games[game_id] = game
@@ -74,7 +76,7 @@ class Sweeper:
                 store_clock(self.services.config, game, clock)
             else:
                 clock = self._apply(ctx, game, clock, now)
-                if game.status == "active":
+                if game.status == GameStatus.ACTIVE:
                     store_clock(self.services.config, game, clock)
             game.version += 1
             session.add(game)

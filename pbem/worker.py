@@ -26,6 +26,7 @@ from pbem.mail.outbox import queue_mail
 from pbem.mail.render import render
 from pbem.store.db import Database
 from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
+from pbem.store.vocabulary import InboxStatus
 
 __all__ = ["Report", "Worker", "echo"]
 
@@ -75,12 +76,12 @@ class Worker:
         own: a mail that fails leaves nothing behind but its 'failed' mark, and the
         others in the batch still apply.
         """
-        waiting = select(InboxItem.id).where(InboxItem.status == "new").limit(1)
+        waiting = select(InboxItem.id).where(InboxItem.status == InboxStatus.NEW).limit(1)
         with self.db.read() as session:  # an empty inbox costs no write lock
             if session.exec(waiting).first() is None:
                 return False
         with self.db.transaction() as session:
-            statement = select(InboxItem).where(InboxItem.status == "new").order_by(col(InboxItem.id)).limit(batch)
+            statement = select(InboxItem).where(InboxItem.status == InboxStatus.NEW).order_by(col(InboxItem.id)).limit(batch)
             items = list(session.exec(self.db.claimable(statement)).all())
             for item in items:
                 self._process_one(session, item)
@@ -92,7 +93,7 @@ class Worker:
                 item.status = self._process(session, item)
         except Exception:
             log.exception("inbox %s (%s) failed", item.id, item.message_id)
-            item.status = "failed"
+            item.status = InboxStatus.FAILED
             item.error = traceback.format_exc()[-4000:]
             try:
                 with session.begin_nested():
@@ -115,11 +116,11 @@ class Worker:
         mail = parse_mail(item.raw, item.envelope_from)
         if mail.automatic:
             item.error = f"not answered: automatic mail ({mail.automatic})"
-            return "done"
+            return InboxStatus.DONE
         return self._answer(session, item, mail)
 
     def _answer(self, session: Session, item: InboxItem, mail: InboundMail, confirmed: bool = False) -> str:
-        status = "done"
+        status = InboxStatus.DONE
         seen: set[str] = set()
         for recipient in item.recipients:
             address = self.services.addresses.verify(recipient)
@@ -135,7 +136,7 @@ class Worker:
             if problem is None and not confirmed and self._foreign(ctx):
                 self._hold(ctx, item)
                 self._flush(ctx)
-                status = "held"
+                status = InboxStatus.HELD
                 continue
             report = Report()
             if problem is not None:
@@ -171,7 +172,7 @@ class Worker:
         """The owner answers a confirmation request: carry out the held mail, once."""
         held = ctx.session.get(InboxItem, ctx.address.inbox_id)
         owner = self._owner_of(ctx.session, held) if held is not None else None
-        if held is None or owner is None or held.status != "held":
+        if held is None or owner is None or held.status != InboxStatus.HELD:
             return  # nothing to confirm any more: stale addresses are refused at RCPT anyway
         if ctx.mail.sender.lower() != owner.email.lower():
             return  # only the registered address confirms; anyone else is ignored silently

@@ -13,7 +13,7 @@ import pytest
 from sqlmodel import select
 
 from pbem.cli.main import main
-from pbem.events.models import Event
+from pbem.store.event_models import Event
 from pbem.store.models import Game
 from tests.harness import Harness, Player, body_of
 from tests.pipeline import Pipeline

@@ -12,6 +12,7 @@ from pbem.clock import Clock, TimeControl, duration, reminder_points
 from pbem.config import Config
 from pbem.engine.base import Seat
 from pbem.store.models import Account, Game
+from pbem.store.vocabulary import GameStatus
 
 __all__ = [
     "clock_lines",
@@ -65,7 +66,7 @@ def _fractions(config: Config) -> list[float]:
 
 def store_clock(config: Config, game: Game, clock: Clock | None) -> None:
     """Write the clock and what the sweep indexes on (deadline, next event) to the game row."""
-    if clock is None or game.status != "active":
+    if clock is None or game.status != GameStatus.ACTIVE:
         game.deadline = None
         game.next_event_at = None
         if clock is not None:
@@ -135,12 +136,12 @@ def clock_lines(ctx: Context, game: Game, names: dict[Seat, str]) -> list[str]:
         account = ctx.account_by_id(game.white_id if seat is Seat.WHITE else game.black_id)
         left = clock.left(seat.value, now)
         running = ""
-        if game.status == "active" and clock.to_move == seat.value:
+        if game.status == GameStatus.ACTIVE and clock.to_move == seat.value:
             running = " (paused: on vacation)" if clock.turn_started is None else " (running)"
         vacation = f", vacation days left {vacation_days_left(config, account, now)}" if account else ""
         lines.append(f"{seat.value.capitalize():<6} {names[seat]:<16} time left {duration(left)}{running}{vacation}")
     deadline = clock.deadline()
-    if game.status == "active" and deadline is not None:
+    if game.status == GameStatus.ACTIVE and deadline is not None:
         until = duration((deadline - now).total_seconds())
         lines.append(f"Deadline:     {deadline.strftime(stamp)} ({until} from now)")
         if grace(config).total_seconds() > 0:
@@ -174,6 +175,6 @@ def pause_clocks(ctx: Context, account: Account, now: datetime) -> list[Game]:
 
 
 def player_games(ctx: Context, account: Account) -> list[Game]:
-    statement = select(Game).where(Game.status == "active",
+    statement = select(Game).where(Game.status == GameStatus.ACTIVE,
                                    (Game.white_id == account.id) | (Game.black_id == account.id))
     return list(ctx.session.exec(statement))

@@ -16,6 +16,7 @@ from pbem.mail.addresses import Address, AddressBook
 from pbem.mail.compose import Outgoing
 from pbem.mail.inbound.parse import InboundMail
 from pbem.store.models import Account, Challenge, Game, utcnow
+from pbem.store.vocabulary import GameStatus
 
 __all__ = ["CommandError", "Context", "Result", "Services"]
 
@@ -96,6 +97,6 @@ class Context:
 
     def require_active_game(self) -> tuple[Game, Seat]:
         game, seat = self.require_game()
-        if game.status != "active":
+        if game.status != GameStatus.ACTIVE:
             raise CommandError(f"game {game.id} is already over ({game.result}, {game.reason})")
         return game, seat

@@ -17,6 +17,7 @@ from pbem.engine.base import Audience, Outcome, Seat, Transition
 from pbem.engine.errors import MoveError
 from pbem.mail.render import render
 from pbem.store.models import Challenge, Game, MoveRecord
+from pbem.store.vocabulary import ChallengeStatus, GameStatus
 from pbem.variants import get_variant
 
 __all__ = [
@@ -56,7 +57,7 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
     ctx.session.flush()
     assert game.id is not None
     ctx.touched_games[game.id] = game
-    challenge.status, challenge.game_id = "accepted", game.id
+    challenge.status, challenge.game_id = ChallengeStatus.ACCEPTED, game.id
     ctx.session.add(challenge)
     to_move = engine.to_act(state)
     for seat in Seat:
@@ -209,7 +210,7 @@ def game_over(ctx: Context, game: Game) -> None:
 
 def close_game(game: Game, outcome: Outcome) -> None:
     """Mark ``game`` finished with ``outcome``; its clock stops."""
-    game.status, game.result, game.reason = "finished", outcome.result, outcome.reason
+    game.status, game.result, game.reason = GameStatus.FINISHED, outcome.result, outcome.reason
     game.deadline = None
     game.next_event_at = None
     game.draw_offer = ""

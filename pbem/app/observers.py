@@ -15,6 +15,7 @@ from pbem.engine.base import Audience, Seat
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Game, MoveRecord, Observation
+from pbem.store.vocabulary import GameStatus
 
 __all__ = [
     "notify_observers",
@@ -26,7 +27,7 @@ def observer_state(ctx: Context, game: Game) -> Any:
     """The position observers may see: ``observer-delay`` plies behind while the game runs."""
     engine = engine_for(game)
     delay = game_option(game.options, "observer-delay")
-    if not delay or game.status != "active":
+    if not delay or game.status != GameStatus.ACTIVE:
         return engine.load(game.state)
     ply = max(0, game.ply - delay)
     if ply == 0:
@@ -40,9 +41,9 @@ def notify_observers(ctx: Context, game: Game) -> None:
     observers = list(ctx.session.exec(select(Observation).where(Observation.game_id == game.id)))
     if not observers:
         return
-    delay = game_option(game.options, "observer-delay") if game.status == "active" else 0
+    delay = game_option(game.options, "observer-delay") if game.status == GameStatus.ACTIVE else 0
     visible_ply = max(0, game.ply - delay)
-    if visible_ply == 0 and game.status == "active":
+    if visible_ply == 0 and game.status == GameStatus.ACTIVE:
         return  # nothing observers may see has changed yet
     row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id,
                                                     MoveRecord.ply == visible_ply)).first()

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from pbem.events.vocabulary import EventFormat
+from pbem.store.vocabulary import EventFormat
 
 if TYPE_CHECKING:
     from pbem.app.context import Context
-    from pbem.events.models import Event
+    from pbem.store.event_models import Event
 
 __all__ = ["add_event_parser", "run_event_command"]
 

@@ -13,6 +13,7 @@ from pbem.commands.register import account_by_email, create_account
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
+from pbem.store.vocabulary import ChallengeStatus
 
 
 def _handle_from_email(ctx: Context, email: str) -> str:
@@ -50,7 +51,7 @@ def _answerer(ctx: Context, challenge: Challenge) -> Account:
         challenge.opponent_id = account.id
     if challenge.opponent_id != account.id:
         raise CommandError(f"challenge {challenge.id} is not addressed to you")
-    if challenge.status != "open":
+    if challenge.status != ChallengeStatus.OPEN:
         raise CommandError(f"challenge {challenge.id} is already {challenge.status}")
     return account
 
@@ -84,9 +85,9 @@ class Decline:
             who = challenge.opponent_email
         else:
             who = _answerer(ctx, challenge).handle
-        if challenge.status != "open":
+        if challenge.status != ChallengeStatus.OPEN:
             raise CommandError(f"challenge {challenge.id} is already {challenge.status}")
-        challenge.status = "declined"
+        challenge.status = ChallengeStatus.DECLINED
         ctx.session.add(challenge)
         challenger = ctx.session.get(Account, challenge.challenger_id)
         assert challenger is not None and challenger.id is not None

@@ -15,6 +15,7 @@ from pbem.engine.base import Seat
 from pbem.events.store import rating_of
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge, Game
+from pbem.store.vocabulary import ChallengeStatus, GameStatus
 from pbem.variants import get_variant
 
 
@@ -42,10 +43,10 @@ class Games:
                 id=game.id, title=engine.title, seat=seat, opponent=handles(ctx, game)[seat.other],
                 opponent_rating=str(rating_of(ctx.session, opponent_id, game.variant)),
                 status=game.status, result=game.result, reason=game.reason,
-                move=engine.move_number(state), your_move=to_move is seat and game.status == "active",
+                move=engine.move_number(state), your_move=to_move is seat and game.status == GameStatus.ACTIVE,
                 deadline=deadline_text(game.deadline)))
         challenges = ctx.session.exec(
-            select(Challenge).where(Challenge.status == "open").where(
+            select(Challenge).where(Challenge.status == ChallengeStatus.OPEN).where(
                 or_(Challenge.challenger_id == account.id, Challenge.opponent_id == account.id))
             .order_by(col(Challenge.id))
         ).all()

@@ -8,6 +8,7 @@ from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_state import engine_for, player_id
 from pbem.commands.base import SEAT
 from pbem.commands.challenge import issue_challenge
+from pbem.store.vocabulary import GameStatus
 
 
 class Rematch:
@@ -19,7 +20,7 @@ class Rematch:
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_game()
-        if game.status == "active":
+        if game.status == GameStatus.ACTIVE:
             raise CommandError(f"game {game.id} is still being played; rematch after it is over")
         account = ctx.require_account()
         opponent = ctx.account_by_id(player_id(game, seat.other))

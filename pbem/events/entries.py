@@ -13,14 +13,14 @@ from pbem.app.game_options import split_options
 from pbem.clock import ClockError, TimeControl
 from pbem.events.errors import EventError
 from pbem.events.mails import event_mail
-from pbem.events.models import FORMATS, Event, EventPlayer
 from pbem.events.pairing.bracket import KO_TIEBREAKS
 from pbem.events.store import event_by_name
 from pbem.events.tiebreaks import normalise
-from pbem.events.vocabulary import EntryStatus, EventFormat, EventStatus
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
+from pbem.store.event_models import FORMATS, Event, EventPlayer
 from pbem.store.models import Account
+from pbem.store.vocabulary import EntryStatus, EventFormat, EventStatus
 from pbem.variants import UnknownVariantError, get_variant
 
 __all__ = ["about", "add_players", "create_event", "entries", "find_event", "join_event"]

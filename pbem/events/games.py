@@ -9,8 +9,9 @@ from pbem.app.context import Context
 from pbem.app.game_mail import board_block, game_mail
 from pbem.app.games import end_without_move, start_game
 from pbem.engine.base import Outcome, Seat
-from pbem.events.models import Event
+from pbem.store.event_models import Event
 from pbem.store.models import Challenge, Game
+from pbem.store.vocabulary import ChallengeStatus
 
 __all__ = ["end_game", "set_round", "start_games"]
 
@@ -24,7 +25,7 @@ def start_games(ctx: Context, event: Event, round_: int, pairs: Sequence[tuple[i
         # An accepted challenge, so the game starts exactly as a casual one does.
         challenge = Challenge(challenger_id=white, opponent_id=black, opponent_email=opponent.email,
                               variant=event.variant, color="white", time_control=event.time_control,
-                              options=dict(event.options), status="accepted")
+                              options=dict(event.options), status=ChallengeStatus.ACCEPTED)
         ctx.session.add(challenge)
         ctx.session.flush()
         game = start_game(ctx, challenge)

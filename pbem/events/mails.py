@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.app.context import Context
-from pbem.events.models import Event
 from pbem.events.store import EventData
-from pbem.events.vocabulary import EntryStatus
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
+from pbem.store.event_models import Event
 from pbem.store.models import Account, Game
+from pbem.store.vocabulary import EntryStatus
 
 __all__ = ["announce", "event_mail", "players"]
 

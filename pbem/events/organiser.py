@@ -11,12 +11,12 @@ from pbem.events.entries import entries
 from pbem.events.errors import EventError
 from pbem.events.formats.registry import format_of
 from pbem.events.games import end_game
-from pbem.events.models import Event
 from pbem.events.running import progress
 from pbem.events.store import load, lock_event
 from pbem.events.tables import summary
-from pbem.events.vocabulary import EntryStatus, EventStatus
+from pbem.store.event_models import Event
 from pbem.store.models import Game
+from pbem.store.vocabulary import EntryStatus, EventStatus, GameStatus
 
 __all__ = ["adjudicate", "list_events", "withdraw"]
 
@@ -32,7 +32,7 @@ def adjudicate(ctx: Context, event: Event, game_id: int, result: str) -> str:
     game = ctx.session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
     if game is None or game.event_id != event.id:
         raise EventError(f"game {game_id} is not a game of {event.name}")
-    if game.status != "active":
+    if game.status != GameStatus.ACTIVE:
         raise EventError(f"game {game_id} is already over ({game.result}, {game.reason})")
     end_game(ctx, game, Outcome(outcome_result, "adjudicated by the organiser"))
     game_over(ctx, game)
@@ -60,7 +60,7 @@ def withdraw(ctx: Context, event: Event, who: str) -> str:
     data = load(ctx.session, event)
     me = entry.account_id or 0
     mine = [g for g in data.games if me in (g.white_id, g.black_id)]
-    played = [g for g in mine if g.status == "finished"]
+    played = [g for g in mine if g.status == GameStatus.FINISHED]
     entry.status, entry.withdrawn_round = EntryStatus.WITHDRAWN, event.current_round
     report = f"{data.handle(me)} has withdrawn from {event.name}"
     if fmt.annuls_withdrawal(len(played), len(mine)):
@@ -70,7 +70,7 @@ def withdraw(ctx: Context, event: Event, who: str) -> str:
         report += ": their unfinished games are forfeited"
     ctx.session.add(entry)
     for game in mine:
-        if game.status == "active":
+        if game.status == GameStatus.ACTIVE:
             seat = Seat.WHITE if game.white_id == me else Seat.BLACK
             end_game(ctx, game, Outcome.win(seat.other, f"forfeit: {data.handle(me)} withdrew"))
     fmt.withdrawn(ctx, event, me)

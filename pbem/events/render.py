@@ -5,8 +5,8 @@ from __future__ import annotations
 from pbem.events.standings import standings, tiebreaks_of
 from pbem.events.store import EventData
 from pbem.events.tiebreaks import LABELS, Row, score_of
-from pbem.events.vocabulary import EntryStatus, EventStatus
 from pbem.store.models import Game
+from pbem.store.vocabulary import EntryStatus, EventStatus, GameStatus
 
 __all__ = ["bracket", "knockout_standings", "number", "points_table", "round_robin_crosstable", "swiss_crosstable"]
 
@@ -47,7 +47,7 @@ def points_table(data: EventData) -> str:
 
 
 def _cell(game: Game, player: int) -> str:
-    if game.status != "finished":
+    if game.status != GameStatus.FINISHED:
         return "."
     own = score_of(game.result)[0 if game.white_id == player else 1]
     if game.reason.startswith("forfeit"):

@@ -9,11 +9,11 @@ from pbem.events.entries import entries
 from pbem.events.errors import EventError
 from pbem.events.formats.registry import format_of
 from pbem.events.mails import event_mail, players
-from pbem.events.models import Event
 from pbem.events.store import EventData, load, lock_event, rate_game
 from pbem.events.tables import mail_tables
-from pbem.events.vocabulary import EntryStatus, EventStatus
+from pbem.store.event_models import Event
 from pbem.store.models import Game
+from pbem.store.vocabulary import EntryStatus, EventStatus
 
 __all__ = ["game_finished", "progress", "start_event"]
 

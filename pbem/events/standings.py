@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.events.store import EventData
 from pbem.events.tiebreaks import Outcome, Row, rank
-from pbem.events.vocabulary import EntryStatus, EventFormat
+from pbem.store.vocabulary import EntryStatus, EventFormat, GameStatus
 
 __all__ = ["DEFAULT_TIEBREAKS", "counted_games", "standings", "tiebreaks_of"]
 
@@ -25,7 +25,7 @@ def counted_games(data: EventData) -> list[Outcome]:
     """The finished games that score: none of a player whose results were annulled."""
     annulled = {p.account_id for p in data.players if p.annulled}
     return [Outcome(g.white_id, g.black_id, g.result) for g in data.games
-            if g.status == "finished" and g.white_id not in annulled and g.black_id not in annulled]
+            if g.status == GameStatus.FINISHED and g.white_id not in annulled and g.black_id not in annulled]
 
 
 def standings(data: EventData) -> list[Row]:

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, func, select
 
-from pbem.events.models import Event, EventPlayer, Rating
 from pbem.events.ratings import Elo, rated_game
 from pbem.events.tiebreaks import score_of
+from pbem.store.event_models import Event, EventPlayer, Rating
 from pbem.store.models import Account, Game, utcnow
+from pbem.store.vocabulary import GameStatus
 
 __all__ = ["EventData", "event_by_name", "load", "lock_event", "rate_game", "rating_of", "ratings_of"]
 
@@ -51,7 +52,7 @@ def _store_rating(session: Session, account_id: int, variant: str, elo: Elo) -> 
 
 def is_rated(game: Game) -> bool:
     """Every finished game is rated except forfeits, which nobody played out."""
-    return game.status == "finished" and game.result in ("1-0", "0-1", "1/2-1/2") \
+    return game.status == GameStatus.FINISHED and game.result in ("1-0", "0-1", "1/2-1/2") \
         and not game.reason.startswith("forfeit")
 
 

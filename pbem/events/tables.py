@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pbem.app.context import Context
 from pbem.events.formats.registry import format_of
-from pbem.events.models import Event
 from pbem.events.store import EventData, load
-from pbem.events.vocabulary import EntryStatus, EventFormat, EventStatus
 from pbem.mail.render import render
+from pbem.store.event_models import Event
+from pbem.store.vocabulary import EntryStatus, EventFormat, EventStatus, GameStatus
 from pbem.variants import get_variant
 
 __all__ = ["crosstable", "mail_tables", "standings_table", "standings_text", "summary"]
@@ -17,7 +17,7 @@ def summary(data: EventData) -> str:
     """One line: name, variant, format, progress."""
     event = data.event
     title = get_variant(event.variant).title
-    finished = sum(g.status == "finished" for g in data.games)
+    finished = sum(g.status == GameStatus.FINISHED for g in data.games)
     if event.status == EventStatus.REGISTRATION:
         where = f"registration open, {sum(p.status == EntryStatus.ENTERED for p in data.players)} entered"
     elif not format_of(event.format).paced_by_rounds:

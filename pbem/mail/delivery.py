@@ -16,6 +16,7 @@ from sqlmodel import col, select, update
 from pbem.mail.compose import plain_address
 from pbem.store.db import Database
 from pbem.store.models import OutboxItem, utcnow
+from pbem.store.vocabulary import OutboxStatus
 
 __all__ = ["MAX_ATTEMPTS", "Deliverer"]
 
@@ -50,7 +51,7 @@ class Deliverer:
         with self.db.transaction() as session:
             statement = (
                 select(OutboxItem)
-                .where(OutboxItem.status == "pending", col(OutboxItem.next_attempt_at) <= utcnow())
+                .where(OutboxItem.status == OutboxStatus.PENDING, col(OutboxItem.next_attempt_at) <= utcnow())
                 .order_by(col(OutboxItem.id))
                 .limit(self.batch)
             )
@@ -71,7 +72,7 @@ class Deliverer:
         if not self.db.is_sqlite:
             return 0  # other live instances may hold leases; a dead one's run out by themselves
         with self.db.transaction() as session:
-            result = session.exec(update(OutboxItem).where(col(OutboxItem.status) == "pending",
+            result = session.exec(update(OutboxItem).where(col(OutboxItem.status) == OutboxStatus.PENDING,
                                                           col(OutboxItem.leased_by) != "")
                                   .values(next_attempt_at=utcnow(), leased_by=""))
             return int(result.rowcount or 0)
@@ -132,7 +133,7 @@ class Deliverer:
         # Right after the relay's 250, one small commit per mail: a crash in between re-sends
         # at most this one mail (with its Message-ID, which receivers use to drop the copy).
         self.db.write(update(OutboxItem).where(col(OutboxItem.id) == item.id)
-                      .values(status="sent", sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
+                      .values(status=OutboxStatus.SENT, sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
 
     def _mark_failed(self, item: OutboxItem, error: BaseException) -> datetime | None:
         """Count the failed attempt; when the mail is tried next (None: given up)."""
@@ -147,7 +148,7 @@ class Deliverer:
             row.attempts += 1
             row.last_error = f"{type(error).__name__}: {error}"[:2000]
             if permanent or row.attempts >= MAX_ATTEMPTS:
-                row.status = "failed"
+                row.status = OutboxStatus.FAILED
                 log.error("giving up on outbox %s to %s: %s", row.id, row.recipient, row.last_error)
             else:
                 row.next_attempt_at = utcnow() + _backoff(row.attempts)
@@ -155,14 +156,14 @@ class Deliverer:
                             row.attempts, row.last_error)
             row.leased_by = ""
             session.add(row)
-            return None if row.status == "failed" else row.next_attempt_at
+            return None if row.status == OutboxStatus.FAILED else row.next_attempt_at
 
     def next_due_in(self) -> float | None:
         """Seconds until the earliest pending row is due (0 if now), or None when nothing waits."""
         with self.db.read() as session:
             statement = (
                 select(OutboxItem.next_attempt_at)
-                .where(OutboxItem.status == "pending")
+                .where(OutboxItem.status == OutboxStatus.PENDING)
                 .order_by(col(OutboxItem.next_attempt_at))
                 .limit(1)
             )

@@ -19,6 +19,7 @@ from sqlmodel import col, select
 from pbem.mail.addresses import Address, AddressBook, AddressKind
 from pbem.store.db import Database
 from pbem.store.models import Challenge, InboxItem, utcnow
+from pbem.store.vocabulary import ChallengeStatus, InboxStatus
 
 __all__ = ["Arrival", "GroupCommit", "InboundHandler", "store_batch", "store_inbound"]
 
@@ -74,7 +75,7 @@ def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
                 stored.append(fresh)
                 if fresh:
                     rows.append(dict(message_id=arrival.message_id, envelope_from=arrival.envelope_from,
-                                     recipients=arrival.recipients, raw=arrival.raw, status="new", error="",
+                                     recipients=arrival.recipients, raw=arrival.raw, status=InboxStatus.NEW, error="",
                                      received_at=utcnow()))
             if rows:
                 session.execute(insert(InboxItem), rows)
@@ -135,11 +136,11 @@ def expired_reason(db: Database, address: Address) -> str | None:
     with db.read() as session:
         if address.kind == AddressKind.INVITATION:
             challenge = session.get(Challenge, address.challenge_id)
-            if challenge is None or challenge.status != "open":
+            if challenge is None or challenge.status != ChallengeStatus.OPEN:
                 return "this invitation has expired (it was answered or withdrawn)"
         if address.kind == AddressKind.CONFIRM:
             held = session.get(InboxItem, address.inbox_id)
-            if held is None or held.status != "held":
+            if held is None or held.status != InboxStatus.HELD:
                 return "this confirmation address has expired (the mail was confirmed already)"
     return None
 

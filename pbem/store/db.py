@@ -19,9 +19,9 @@ from typing import Any
 
 from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Engine, make_url
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, create_engine
 
-from pbem.store import models
+from pbem.store import models, schema
 
 __all__ = ["Database", "Leadership"]
 
@@ -91,7 +91,7 @@ class Database:
                     command.stamp(config, "0004" if "event" in tables else "0003")
             command.upgrade(config, "head")
         # Tables of models that have no migration yet (a safety net; tests check there are none).
-        SQLModel.metadata.create_all(self.engine)
+        schema.metadata.create_all(self.engine)
 
     def dispose(self) -> None:
         self.engine.dispose()

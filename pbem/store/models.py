@@ -8,6 +8,8 @@ from typing import Any
 from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from pbem.store.vocabulary import ChallengeStatus, GameStatus, InboxStatus, OutboxStatus
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -43,7 +45,7 @@ class Challenge(SQLModel, table=True):
     color: str = Field(default="random", max_length=8)  # the challenger's colour
     time_control: str = Field(default="", max_length=32)
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    status: str = Field(default="open", max_length=16, index=True)  # open, accepted, declined
+    status: str = Field(default=ChallengeStatus.OPEN, max_length=16, index=True)
     game_id: int | None = Field(default=None, foreign_key="game.id")
     created_at: datetime = Field(default_factory=utcnow)
 
@@ -57,7 +59,7 @@ class Game(SQLModel, table=True):
     state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     white_id: int = Field(foreign_key="account.id", index=True)
     black_id: int = Field(foreign_key="account.id", index=True)
-    status: str = Field(default="active", max_length=16, index=True)  # active, finished
+    status: str = Field(default=GameStatus.ACTIVE, max_length=16, index=True)
     result: str = Field(default="*", max_length=8)
     reason: str = Field(default="", max_length=64)
     ply: int = 0
@@ -114,7 +116,7 @@ class InboxItem(SQLModel, table=True):
     envelope_from: str = Field(default="", max_length=320)
     recipients: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    status: str = Field(default="new", max_length=16, index=True)  # new, done, held, failed
+    status: str = Field(default=InboxStatus.NEW, max_length=16, index=True)
     error: str = Field(default="", sa_column=Column(Text, nullable=False))
     received_at: datetime = Field(default_factory=utcnow)
     processed_at: datetime | None = None
@@ -129,7 +131,7 @@ class OutboxItem(SQLModel, table=True):
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     game_id: int | None = Field(default=None, index=True)
     kind: str = Field(default="reply", max_length=16)  # reply, error (rate-limited), ...
-    status: str = Field(default="pending", max_length=16, index=True)  # pending, sent, failed
+    status: str = Field(default=OutboxStatus.PENDING, max_length=16, index=True)
     attempts: int = 0
     next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
     leased_by: str = Field(default="", max_length=32)  # the delivering process, while it holds the row
@@ -137,5 +139,3 @@ class OutboxItem(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
 
-
-from pbem.events import models as _event_models  # noqa: E402, F401  (the event tables join the metadata)

@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import col, select
 
 from pbem.engine.base import Seat
-from pbem.events.models import Event, EventPlayer, Rating
+from pbem.store.event_models import Event, EventPlayer, Rating
 from pbem.store.models import Account, Game
 from pbem.sweep import Sweeper
 from tests.events.helpers import config_file, organiser, register, standings_rows

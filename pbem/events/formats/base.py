@@ -6,10 +6,10 @@ import random
 from typing import Protocol
 
 from pbem.app.context import Context
-from pbem.events.models import Event, EventPlayer
 from pbem.events.standings import standings
 from pbem.events.store import EventData
-from pbem.events.vocabulary import EventFormat
+from pbem.store.event_models import Event, EventPlayer
+from pbem.store.vocabulary import EventFormat
 
 __all__ = ["Format", "by_rating", "leaders"]
 

@@ -9,12 +9,12 @@ from pbem.app.context import Context
 from pbem.events.formats.base import by_rating
 from pbem.events.games import set_round, start_games
 from pbem.events.mails import announce
-from pbem.events.models import Event, EventPlayer
 from pbem.events.pairing.bracket import first_round, match_state
 from pbem.events.render import bracket, knockout_standings
 from pbem.events.store import EventData, load
-from pbem.events.vocabulary import EventFormat
+from pbem.store.event_models import Event, EventPlayer
 from pbem.store.models import Game
+from pbem.store.vocabulary import EventFormat, GameStatus
 
 __all__ = ["Knockout"]
 
@@ -117,7 +117,7 @@ def _advance_matches(ctx: Context, data: EventData, announce_as: str = "") -> No
     for match in matches:
         if match["winner"] is not None:
             continue
-        games = [(g.white_id, g.black_id, g.result if g.status == "finished" else "*") for g in data.games
+        games = [(g.white_id, g.black_id, g.result if g.status == GameStatus.FINISHED else "*") for g in data.games
                  if g.event_round == round_ and {g.white_id, g.black_id} == {match["high"], match["low"]}]
         state = match_state(match["high"], match["low"], games, event.games_per_match,
                             event.knockout_tiebreak, seed=f"{event.id}:{round_}")

@@ -6,7 +6,7 @@ from pbem.events.formats.base import Format
 from pbem.events.formats.knockout import Knockout
 from pbem.events.formats.round_robin import RoundRobin
 from pbem.events.formats.swiss import Swiss
-from pbem.events.vocabulary import EventFormat
+from pbem.store.vocabulary import EventFormat
 
 __all__ = ["FORMAT_OF", "format_of"]
 

@@ -8,12 +8,12 @@ from pbem.app.context import Context
 from pbem.events.formats.base import leaders
 from pbem.events.games import start_games
 from pbem.events.mails import announce
-from pbem.events.models import Event, EventPlayer
 from pbem.events.pairing.berger import berger_table, double_round_robin
 from pbem.events.render import points_table, round_robin_crosstable
 from pbem.events.standings import standings
 from pbem.events.store import EventData
-from pbem.events.vocabulary import EventFormat
+from pbem.store.event_models import Event, EventPlayer
+from pbem.store.vocabulary import EventFormat, GameStatus
 
 __all__ = ["RoundRobin"]
 
@@ -50,7 +50,7 @@ class RoundRobin:
         pass  # a game's result decides nothing but itself
 
     def round_complete(self, data: EventData) -> bool:
-        return all(g.status == "finished" for g in data.games)
+        return all(g.status == GameStatus.FINISHED for g in data.games)
 
     def last_round(self, data: EventData) -> bool:
         return True  # all the games were one "round"

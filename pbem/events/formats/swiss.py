@@ -10,12 +10,12 @@ from pbem.events.errors import EventError
 from pbem.events.formats.base import by_rating, leaders
 from pbem.events.games import set_round, start_games
 from pbem.events.mails import announce
-from pbem.events.models import Event, EventPlayer
 from pbem.events.pairing.swiss_matching import Entrant, PairingError, pair_round
 from pbem.events.render import points_table, swiss_crosstable
 from pbem.events.standings import standings
 from pbem.events.store import EventData, load
-from pbem.events.vocabulary import EntryStatus, EventFormat
+from pbem.store.event_models import Event, EventPlayer
+from pbem.store.vocabulary import EntryStatus, EventFormat, GameStatus
 
 __all__ = ["Swiss"]
 
@@ -49,7 +49,7 @@ class Swiss:
         pass  # a game's result decides nothing but itself
 
     def round_complete(self, data: EventData) -> bool:
-        return all(g.status == "finished" for g in data.games)
+        return all(g.status == GameStatus.FINISHED for g in data.games)
 
     def last_round(self, data: EventData) -> bool:
         return data.event.current_round >= data.event.rounds

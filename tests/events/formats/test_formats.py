@@ -15,8 +15,8 @@ from pbem.events.entries import add_players, create_event, entries
 from pbem.events.formats.base import Format
 from pbem.events.formats.registry import FORMAT_OF, format_of
 from pbem.events.store import event_by_name, load
-from pbem.events.vocabulary import EventFormat
 from pbem.store.models import Game
+from pbem.store.vocabulary import EventFormat
 from tests.events.helpers import register
 from tests.pipeline import Pipeline
 

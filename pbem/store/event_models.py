@@ -8,8 +8,8 @@ from typing import Any
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbem.events.vocabulary import EntryStatus, EventFormat, EventStatus
 from pbem.store.models import utcnow
+from pbem.store.vocabulary import EntryStatus, EventFormat, EventStatus
 
 __all__ = ["FORMATS", "Event", "EventPlayer", "Rating"]
 

@@ -1,10 +1,50 @@
-"""The event layer's fixed words: formats and the statuses of events and entries, as stored."""
+"""The fixed words the tables store: statuses of games, challenges, mails, events and entries; event formats."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["EntryStatus", "EventFormat", "EventStatus"]
+__all__ = [
+    "ChallengeStatus",
+    "EntryStatus",
+    "EventFormat",
+    "EventStatus",
+    "GameStatus",
+    "InboxStatus",
+    "OutboxStatus",
+]
+
+
+class GameStatus(StrEnum):
+    """A game is played until it is over, whatever way it ended."""
+
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+class ChallengeStatus(StrEnum):
+    """A challenge waits for its answer; accepting it starts the game."""
+
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+
+
+class InboxStatus(StrEnum):
+    """A stored mail: waiting, answered, held for its owner's confirmation, or failed (kept, sender told)."""
+
+    NEW = "new"
+    DONE = "done"
+    HELD = "held"
+    FAILED = "failed"
+
+
+class OutboxStatus(StrEnum):
+    """A queued mail: waiting for the relay, taken by it, or given up after the last attempt."""
+
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
 
 
 class EventFormat(StrEnum):
