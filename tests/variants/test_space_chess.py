@@ -375,6 +375,18 @@ def test_S13_check_and_legality_are_judged_on_the_king_s_level() -> None:
     assert ENGINE.view(state, Seat.BLACK).status[1] == "Black's king on e8(3) is in check."
 
 
+def test_S13_capture_that_transfers_away_opens_the_line() -> None:
+    # Taking the pawn on the star e5(2) and leaving the level empties e5(2): the queen on e7(2)
+    # would then attack the king on e2(2), so only the capture that stays on level 2 is legal.
+    state, _ = play("Pe2(1)-e4(3)", "Pe7(3)-e5(2)", "Pd2(1)-d4(2)", "Qd8(3)-e7(2)", "Ke1(1)-e2(2)",
+                    "Pa7(3)-a6(2)")
+    assert moves_from(state, "Pd4(2)x") == ["Pd4(2)xe5(2)"]
+    for text in ("Pd4(2)xe5(1)", "Pd4(2)xe5(3)"):
+        with pytest.raises(IllegalMoveError):
+            ENGINE.parse_action(state, text)
+    assert ENGINE.perft(state, 1) == len(canonical(state))
+
+
 S14_OPENING = ("Pe2(1)-e4(2)", "Pe7(3)-e6(2)", "Ng1(1)-h3(2)", "Bf8(3)-c5(2)", "Bf1(1)-c4(2)", "Pa7(3)-a6(2)")
 
 

@@ -350,8 +350,11 @@ def _safe(pos: Position, move: Move, king: int, check: bool, pinned: int) -> boo
         if origin >> 6 != king_level:
             return True  # nothing leaves or is taken on the king's level, and an arrival cannot hurt
         if not pinned >> origin & 1 and not (piece == PAWN and board[move.landing] == 0
-                                             and (move.landing - move.origin) & 7):
-            return True  # not pinned and no en passant (which also empties a second square)
+                                             and (move.landing - move.origin) & 7) \
+                and not (board[move.landing] and move.final != move.landing):
+            # Not pinned, no en passant (which also empties a second square), and no capture that
+            # transfers away (which empties the captured piece's square too, S13).
+            return True
     elif origin >> 6 != king_level and move.final >> 6 != king_level:
         return False  # the check on the king's level is untouched
     return _tested(pos, move, king)
