@@ -14,6 +14,7 @@ from sqlmodel import col, select
 from pbem import conditionals
 from pbem.commands.base import Context, Result
 from pbem.engine.base import Audience, Note, Outcome, Seat, Transition, Variant
+from pbem.engine.capabilities import seal_action, secrets_of
 from pbem.engine.errors import MoveError
 from pbem.mail.outbound import Outgoing
 from pbem.mail.render import render
@@ -139,7 +140,7 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
     )
     rules, _ = split_options(challenge.options)
     engine = get_variant(challenge.variant, rules)
-    state = engine.setup(rules)
+    state = engine.setup()
     game = Game(variant=engine.key, options=challenge.options, state=engine.dump(state),
                 white_id=white, black_id=black, time_control=challenge.time_control)
     start_clock(ctx, game, engine.to_act(state))
@@ -184,7 +185,7 @@ def play_move(ctx: Context, line: str) -> Result:
         return refusal(game, state, seat, f"the move is guarded by #{guard}, but this is move {number}")
     try:
         action = engine.parse_action(state, text)
-        action = engine.seal(state, action, ctx.services.new_nonce())
+        action = seal_action(engine, state, action, ctx.services.new_nonce())
         transition = engine.apply(state, action)
     except MoveError as error:
         return refusal(game, state, seat, str(error))
@@ -198,7 +199,7 @@ def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> None:
     number = engine.move_number(state)
     try:
         action = engine.parse_action(state, text)
-        transition = engine.apply(state, engine.seal(state, action, ctx.services.new_nonce()))
+        transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
     except MoveError as error:  # the position differs from the one foreseen (e.g. a Hyperspace return)
         conditionals.clear(game, seat)
         ctx.send(game_mail(ctx, game, seat, "player/notice.txt", lines=[
@@ -274,7 +275,7 @@ def observer_state(ctx: Context, game: Game) -> Any:
         return engine.load(game.state)
     ply = max(0, game.ply - delay)
     if ply == 0:
-        return engine.setup(split_options(game.options)[0])
+        return engine.setup()
     row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.ply == ply)).one()
     return engine.load(row.state_after)
 
@@ -314,8 +315,7 @@ def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
     engine = engine_for(game)
     rows = records(ctx, game)
     if target_ply == 0:
-        rules, _ = split_options(game.options)
-        state = engine.setup(rules)
+        state = engine.setup()
     else:
         state = engine.load(rows[target_ply - 1].state_after)
     for row in rows[target_ply:]:
@@ -384,7 +384,7 @@ def secrets_by_owner(ctx: Context) -> list[tuple[str, tuple[str, ...]]]:
     owned: list[tuple[str, tuple[str, ...]]] = []
     for game in ctx.touched_games.values():
         engine = engine_for(game)
-        for seat, strings in engine.secrets(engine.load(game.state)).items():
+        for seat, strings in secrets_of(engine, engine.load(game.state)).items():
             owner = ctx.account_by_id(player_id(game, seat))
             if strings:
                 owned.append((owner.email.lower() if owner else "", strings))

@@ -9,19 +9,12 @@ from typing import Any
 import chess
 import pytest
 
-from pbem.engine import (
-    AmbiguousMoveError,
-    Audience,
-    IllegalMoveError,
-    InvalidMoveError,
-    MoveError,
-    Outcome,
-    Seat,
-    Secret,
-    Transition,
-)
+from pbem.engine.base import Audience, Outcome, Seat, Transition
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.secret import Secret
 from pbem.variants import get_variant
-from pbem.variants.hyperspace import VARIANT, BoardMove, HyperspaceChess, HyperspaceState, PhaseOut
+from pbem.variants.hyperspace.engine import VARIANT, HyperspaceChess
+from pbem.variants.hyperspace.model import BoardMove, HyperspaceState, PhaseOut
 
 ENGINE = HyperspaceChess()
 NONCE = "9f86d081884c7d659a2feaa0c55ad015"

@@ -11,18 +11,11 @@ import pytest
 
 from pbem.cli import main as cli_main
 from pbem.cli import perft as generic_perft
-from pbem.engine import (
-    AmbiguousMoveError,
-    Audience,
-    IllegalMoveError,
-    InvalidMoveError,
-    MoveError,
-    Outcome,
-    Seat,
-    Transition,
-)
+from pbem.engine.base import Audience, Outcome, Seat, Transition
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants import get_variant
-from pbem.variants.space_chess import VARIANT, Move, SpaceChess, SpaceState
+from pbem.variants.space_chess.engine import VARIANT, SpaceChess
+from pbem.variants.space_chess.model import Move, SpaceState
 
 ENGINE = SpaceChess()
 
@@ -126,12 +119,12 @@ def test_option_dependent_start_counts_of_spec_3_7(options: dict[str, str], coun
 
 def test_options_are_validated_stored_and_shown() -> None:
     with pytest.raises(ValueError, match=r"unknown option 'colour'.*promotion, first-move-stay"):
-        ENGINE.setup({"colour": "red"})
+        get_variant("space-chess", {"colour": "red"}).setup()
     with pytest.raises(ValueError, match="bad value 'top' for option promotion: use any-level or enemy-level"):
-        ENGINE.setup({"promotion": "top"})
+        get_variant("space-chess", {"promotion": "top"}).setup()
     with pytest.raises(ValueError, match="last-resort or in-check"):
-        ENGINE.setup({"first-move-stay": "maybe"})
-    state = ENGINE.setup({"Promotion": "Enemy-Level", "center-star": "no"})
+        get_variant("space-chess", {"first-move-stay": "maybe"}).setup()
+    state = get_variant("space-chess", {"Promotion": "Enemy-Level", "center-star": "no"}).setup()
     assert state.options.promotion == "enemy-level" and state.options.centre_star == "no"
     assert ENGINE.load(ENGINE.dump(state)) == state
     status = ENGINE.view(state, Audience.PUBLIC).status

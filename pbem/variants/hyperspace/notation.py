@@ -6,7 +6,8 @@ import re
 
 import chess
 
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError, Secret
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.model import PIECE_NAMES, Action, BoardMove, HyperspaceState, Keep, PhaseOut
 from pbem.variants.hyperspace.rules import board_move_error, board_of, legal_moves, phase_out_error
 

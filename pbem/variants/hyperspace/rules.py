@@ -8,7 +8,9 @@ from functools import lru_cache
 
 import chess
 
-from pbem.engine import IllegalMoveError, InvalidMoveError, MoveError, Outcome, Seat, Secret
+from pbem.engine.base import Outcome, Seat
+from pbem.engine.errors import IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.model import (
     MAX_DELAY,
     MIN_DELAY,

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
-from pbem.engine import IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.errors import IllegalMoveError, InvalidMoveError, MoveError
+from pbem.variants.outer_space.explain import pass_refusal, refusal
 from pbem.variants.outer_space.model import EMPTY, NAMES, PASS, PIECE_NAMES, SQUARES, Action, Move, OuterSpaceState
-from pbem.variants.outer_space.refusals import pass_refusal, refusal
 from pbem.variants.outer_space.rules import PASS_MOVE, RawMove, describe_piece, legal_moves, routes
 
 __all__ = ["action_map", "describe", "obliteration_mark", "parse", "to_action"]

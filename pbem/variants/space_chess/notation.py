@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants.space_chess.model import (
     FILES,
     KING,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 
-from pbem.engine import Outcome, Seat
+from pbem.engine.base import Outcome, Seat
 from pbem.variants.space_chess.geometry import (
     BISHOP_RAYS,
     KING_STEPS,

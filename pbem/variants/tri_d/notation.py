@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants.tri_d.explain import explain
 from pbem.variants.tri_d.model import (
     BOARD,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError, Seat
+from pbem.engine.base import Seat
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants.voidrider.explain import castling_error, move_error, piece_name
 from pbem.variants.voidrider.geometry import SQUARE_NAMES, parse_square
 from pbem.variants.voidrider.model import EMPTY, PIECE_NAMES, PROMOTIONS, VOID, Move, VoidriderState
