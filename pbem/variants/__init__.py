@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from typing import Any
 
 from pbem.engine.base import Variant
 
@@ -22,8 +23,8 @@ class UnknownVariantError(ValueError):
 
 
 @cache
-def _registry() -> dict[str, type[Variant]]:
-    found: dict[str, type[Variant]] = {}
+def _registry() -> dict[str, type[Variant[Any, Any]]]:
+    found: dict[str, type[Variant[Any, Any]]] = {}
     for module_info in pkgutil.iter_modules(__path__):
         if not module_info.ispkg:
             continue
@@ -34,12 +35,12 @@ def _registry() -> dict[str, type[Variant]]:
     return dict(sorted(found.items()))
 
 
-def all_variants() -> list[type[Variant]]:
+def all_variants() -> list[type[Variant[Any, Any]]]:
     """Every registered variant class, sorted by key."""
     return list(_registry().values())
 
 
-def get_variant(name: str, options: dict[str, object] | None = None) -> Variant:
+def get_variant(name: str, options: dict[str, object] | None = None) -> Variant[Any, Any]:
     """An engine for the variant called ``name`` (key or alias, any case)."""
     wanted = name.strip().lower()
     for variant_class in _registry().values():

@@ -12,6 +12,8 @@ from pbem.engine.base import Audience, Note, Outcome, Recipient, Seat, Transitio
 from pbem.engine.errors import IllegalMoveError, InvalidMoveError
 from pbem.variants.hyperspace import notation, pgn, rules
 from pbem.variants.hyperspace.diagram import diagram
+from pbem.variants.hyperspace.explain import board_move_error, phase_out_error
+from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.helptext import HELP_TEXT
 from pbem.variants.hyperspace.model import (
     PIECE_NAMES,
@@ -114,7 +116,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
             raise InvalidMoveError(f"invalid keep directive {action.keep!r}: use 'keep new' or 'keep old'")
         if isinstance(action, BoardMove):
             if action.move not in rules.legal_moves(state):
-                reason = rules.board_move_error(state, action.move)
+                reason = board_move_error(state, action.move)
                 raise IllegalMoveError(f"illegal move {action.move.uci()!r}: {reason}")
             return
         if action.piece not in PIECE_NAMES or action.from_square not in chess.SQUARE_NAMES:
@@ -122,7 +124,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         if action.secret is not None and action.secret.reveal() not in chess.SQUARE_NAMES:
             raise InvalidMoveError(
                 f"invalid phase-out {action.public!r}: the return square is not a square")
-        error = rules.phase_out_error(state, action)
+        error = phase_out_error(state, action)
         if error is not None:
             raise type(error)(f"{'invalid' if isinstance(error, InvalidMoveError) else 'illegal'} "
                               f"move {action.public!r}: {error}")
@@ -216,10 +218,10 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
                 "return")
         target = chess.parse_square(square)
         if entry.piece == "B":
-            origin_colour = rules.square_colour(chess.parse_square(entry.from_square))
-            if rules.square_colour(target) != origin_colour:
+            origin_colour = square_colour(chess.parse_square(entry.from_square))
+            if square_colour(target) != origin_colour:
                 raise InvalidMoveError(f"a bishop on a {origin_colour} square cannot return to "
-                                       f"{rules.square_colour(target)} square {square}")
+                                       f"{square_colour(target)} square {square}")
         new = rules.with_secret(state, entry, square, nonce)
         updated = next(e for e in new.pool if e.seat is seat and e.declared == entry.declared)
         who = side_title(seat)

@@ -9,8 +9,9 @@ import chess
 from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from pbem.engine.notation import castling_side, move_error, strip_annotation, strip_comment_and_number, typography
 from pbem.engine.secret import Secret
+from pbem.variants.hyperspace.explain import board_move_error, phase_out_error
 from pbem.variants.hyperspace.model import PIECE_NAMES, Action, BoardMove, HyperspaceState, Keep, PhaseOut
-from pbem.variants.hyperspace.rules import board_move_error, board_of, legal_moves, phase_out_error
+from pbem.variants.hyperspace.rules import board_of, legal_moves
 
 __all__ = ["describe", "describe_private", "parse", "quote"]
 

@@ -14,6 +14,7 @@ from pbem.variants.outer_space.model import (
     HYPER_BH,
     INITIAL_POSITION,
     NAMES,
+    PASS,
     PIECE_NAMES,
     QUIET_LIMIT,
     SQUARES,
@@ -114,7 +115,7 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
         seat = state.turn
         if over is None:
             legal = notation.action_map(state)
-            if list(legal) == [notation.PASS]:
+            if list(legal) == [PASS]:
                 status.append(f"{side_title(seat)} must pass: the Nebula moved last turn and no other move is legal.")
             elif state.nebula_moved[0 if seat is Seat.WHITE else 1]:
                 status.append(f"{side_title(seat)}'s Nebula moved last turn and may not move now.")

@@ -37,11 +37,11 @@ def _coords(index: int) -> tuple[int, int]:
 GRID: Final = Grid((5, 8))
 
 
-def _leaps(offsets: tuple[tuple[int, int], ...]) -> Table:
+def _leaps(offsets: tuple[tuple[int, ...], ...]) -> Table:
     return leaps(GRID, offsets)
 
 
-def _rays(directions: tuple[tuple[int, int], ...]) -> tuple[Table, ...]:
+def _rays(directions: tuple[tuple[int, ...], ...]) -> tuple[Table, ...]:
     return rays(GRID, directions)
 
 

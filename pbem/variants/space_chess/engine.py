@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from pbem.engine.base import Note, Outcome, Seat, VariantBase, side_title
 from pbem.variants.space_chess import notation, rules
 from pbem.variants.space_chess.diagram import diagram
+from pbem.variants.space_chess.explain import explain
 from pbem.variants.space_chess.helptext import HELP_TEXT
 from pbem.variants.space_chess.model import (
     KING,
@@ -65,7 +66,7 @@ class SpaceChess(VariantBase[SpaceState, Move]):
         if not all(0 <= s < 192 for s in action[:3]):
             return f"illegal move {action!r}: no such square"
         text = f"{square_name(action.origin)}-{square_name(action.final)}"
-        reason = rules.explain(state, action.origin, action.landing, action.final >> 6,
+        reason = explain(state, action.origin, action.landing, action.final >> 6,
                                action.promotion or None)
         return f"illegal move {text!r}: {reason}"
 

@@ -6,6 +6,7 @@ import re
 
 from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from pbem.engine.notation import move_error, strip_annotation, strip_comment_and_number, typography
+from pbem.variants.space_chess.explain import castling_error, explain
 from pbem.variants.space_chess.model import (
     FILES,
     KING,
@@ -16,7 +17,7 @@ from pbem.variants.space_chess.model import (
     SpaceState,
     square_name,
 )
-from pbem.variants.space_chess.rules import castling_error, explain, is_capture, legal_moves
+from pbem.variants.space_chess.rules import is_capture, legal_moves
 
 __all__ = ["describe", "is_castling", "parse"]
 
