@@ -314,10 +314,7 @@ def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
     """
     engine = engine_for(game)
     rows = records(ctx, game)
-    if target_ply == 0:
-        state = engine.setup()
-    else:
-        state = engine.load(rows[target_ply - 1].state_after)
+    state = engine.setup() if target_ply == 0 else engine.load(rows[target_ply - 1].state_after)
     for row in rows[target_ply:]:
         ctx.session.delete(row)
     game.ply = target_ply
