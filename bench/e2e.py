@@ -518,7 +518,7 @@ def set_up(game: Game) -> None:
         game.last[player.handle] = opening
     number_in_subject = re.match(r"\[pbem #(\d+)\]", game.last[white.handle].header("Subject"))
     game.number = int(number_in_subject.group(1)) if number_in_subject else 0
-    game.state = game.engine.setup({})
+    game.state = game.engine.setup()
 
 
 def choose_move(game: Game) -> tuple[Any, str] | None:

@@ -112,7 +112,7 @@ def start_game(pbem: Pbem, number: int) -> Game:
     mails = pbem.drain_outbox()
     for seat in (game.white, game.black):
         seat.last = only(mails, seat.email, "opening mail")
-    game.state = get_variant(VARIANT).setup({})
+    game.state = get_variant(VARIANT).setup()
     return game
 
 

@@ -77,7 +77,7 @@ def main() -> int:
     results: list[Measure] = []
     for key in keys:
         engine = get_variant(key)
-        start = engine.setup({})
+        start = engine.setup()
         results.append(grow(key, lambda d, e=engine, s=start: perft(e, s, d), args.seconds, args.max_depth))
 
     if args.json:

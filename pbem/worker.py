@@ -81,7 +81,8 @@ class Worker:
             if session.exec(waiting).first() is None:
                 return False
         with self.db.transaction() as session:
-            statement = select(InboxItem).where(InboxItem.status == InboxStatus.NEW).order_by(col(InboxItem.id)).limit(batch)
+            statement = (select(InboxItem).where(InboxItem.status == InboxStatus.NEW)
+                         .order_by(col(InboxItem.id)).limit(batch))
             items = list(session.exec(self.db.claimable(statement)).all())
             for item in items:
                 self._process_one(session, item)

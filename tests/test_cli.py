@@ -12,7 +12,7 @@ import pytest
 
 from pbem.cli.main import main, options_first
 from pbem.variants import all_variants
-from tests.variants.test_hyperspace import independent_perft
+from tests.variants.helpers import independent_perft
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:

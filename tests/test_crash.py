@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from pbem.variants.hyperspace import HyperspaceChess, PhaseOut
+from pbem.variants.hyperspace.engine import HyperspaceChess
+from pbem.variants.hyperspace.model import PhaseOut
 from tests.harness import Harness, Player, body_of
 from tests.serving import Instance
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from pbem.engine import Seat
-from pbem.variants.voidrider import VoidriderChess
+from pbem.engine.base import Seat
+from pbem.variants.voidrider.engine import VoidriderChess
 from tests.harness import Harness, Player, body_of, open_game
 
 # The game: space moves (~), the Voidrider taking g8 across the void g3-g7, and mate by the Voidrider on e8.

@@ -12,15 +12,17 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import pbem.records
 import pytest
 from sqlmodel import col, select
 
-import pbem.records
+from pbem.app.records import game_record, numbered_movetext
 from pbem.cli.main import main
-from pbem.engine import MoveError, Secret
-from pbem.records import game_record, numbered_movetext
+from pbem.engine.errors import MoveError
+from pbem.engine.secret import Secret
 from pbem.store.models import Game, MoveRecord
-from pbem.variants.hyperspace import BoardMove, HyperspaceChess, PhaseOut
+from pbem.variants.hyperspace.engine import HyperspaceChess
+from pbem.variants.hyperspace.model import BoardMove, PhaseOut
 from pbem.variants.hyperspace.pgn import VARIANT_TAG, Ply, board_from_pgn, movetext_words, read_game, wrap_words
 from tests.harness import body_of
 from tests.pipeline import Pipeline
@@ -158,7 +160,7 @@ def test_other_variants_keep_the_numbered_record(setup: tuple[Pipeline, Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     pipe, _ = setup
     game_id, _ = play(pipe, MATE)
-    monkeypatch.setattr(pbem.records, "MOVETEXT", {})  # as for a variant without a PGN writer
+    monkeypatch.setattr(pbem.records, "movetext_writer", lambda game: None)  # as for a variant without a PGN writer
     with pipe.db.read() as session:
         game = session.get(Game, game_id)
         assert game is not None

@@ -65,7 +65,7 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
     pipe = Pipeline(tmp_path)
     try:
         seats = dict(zip((ALICE, BOB), started_game(pipe), strict=True))
-        state = ENGINE.setup({})
+        state = ENGINE.setup()
         pending: list[Commitment] = []
         checked = made = 0
         for _ in range(plies):

@@ -13,6 +13,7 @@ from typing import Any
 
 from pbem.app.context import CommandError
 from pbem.engine.base import Seat, Variant
+from pbem.engine.capabilities import seal_action
 from pbem.engine.errors import MoveError
 from pbem.store.models import Game
 
@@ -55,7 +56,7 @@ def canonical_line(engine: Variant, state: Any, seat: Seat, texts: list[str]) ->
             action = engine.parse_action(state, text)
         except MoveError as error:
             raise CommandError(f"move {index + 1} of the line ({whose} {text!r}): {error}") from None
-        if engine.seal(state, action, "0" * 32) != action:
+        if seal_action(engine, state, action, "0" * 32) != action:
             raise CommandError(f"move {index + 1} of the line ({text!r}) carries a secret and cannot be conditional")
         canonical.append(engine.describe(state, action))
         state = engine.apply(state, action).state

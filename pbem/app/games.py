@@ -14,6 +14,7 @@ from pbem.app.game_options import split_options
 from pbem.app.game_state import engine_for, handles, records
 from pbem.app.observers import notify_observers
 from pbem.engine.base import Audience, Outcome, Seat, Transition
+from pbem.engine.capabilities import seal_action
 from pbem.engine.errors import MoveError
 from pbem.mail.render import render
 from pbem.store.models import Challenge, Game, MoveRecord
@@ -49,7 +50,7 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
     )
     rules, _ = split_options(challenge.options)
     engine = get_variant(challenge.variant, rules)
-    state = engine.setup(rules)
+    state = engine.setup()
     game = Game(variant=engine.key, options=challenge.options, state=engine.dump(state),
                 white_id=white, black_id=black, time_control=challenge.time_control)
     start_clock(ctx, game, engine.to_act(state))
@@ -94,7 +95,7 @@ def play_move(ctx: Context, line: str) -> Result:
         return refusal(game, state, seat, f"the move is guarded by #{guard}, but this is move {number}")
     try:
         action = engine.parse_action(state, text)
-        action = engine.seal(state, action, ctx.services.new_nonce())
+        action = seal_action(engine, state, action, ctx.services.new_nonce())
         transition = engine.apply(state, action)
     except MoveError as error:
         return refusal(game, state, seat, str(error))
@@ -108,7 +109,7 @@ def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> None:
     number = engine.move_number(state)
     try:
         action = engine.parse_action(state, text)
-        transition = engine.apply(state, engine.seal(state, action, ctx.services.new_nonce()))
+        transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
     except MoveError as error:  # the position differs from the one foreseen (e.g. a Hyperspace return)
         conditionals.clear(game, seat)
         ctx.send(game_mail(ctx, game, seat, "player/notice.txt", lines=[
@@ -183,11 +184,7 @@ def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
     """
     engine = engine_for(game)
     rows = records(ctx, game)
-    if target_ply == 0:
-        rules, _ = split_options(game.options)
-        state = engine.setup(rules)
-    else:
-        state = engine.load(rows[target_ply - 1].state_after)
+    state = engine.setup() if target_ply == 0 else engine.load(rows[target_ply - 1].state_after)
     for row in rows[target_ply:]:
         ctx.session.delete(row)
     game.ply = target_ply

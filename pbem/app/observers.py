@@ -9,7 +9,7 @@ from sqlmodel import select
 from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
 from pbem.app.game_mail import board_block, move_label, subject_of, thread_root, with_clock
-from pbem.app.game_options import game_option, split_options
+from pbem.app.game_options import game_option
 from pbem.app.game_state import engine_for, handles
 from pbem.engine.base import Audience, Seat
 from pbem.mail.compose import Outgoing
@@ -31,7 +31,7 @@ def observer_state(ctx: Context, game: Game) -> Any:
         return engine.load(game.state)
     ply = max(0, game.ply - delay)
     if ply == 0:
-        return engine.setup(split_options(game.options)[0])
+        return engine.setup()
     row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.ply == ply)).one()
     return engine.load(row.state_after)
 

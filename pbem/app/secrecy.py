@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbem.app.context import Context
 from pbem.app.game_state import engine_for, player_id
+from pbem.engine.capabilities import secrets_of
 from pbem.mail.outbox import queue_mail
 
 __all__ = [
@@ -18,7 +19,7 @@ def secrets_by_owner(ctx: Context) -> list[tuple[str, tuple[str, ...]]]:
     owned: list[tuple[str, tuple[str, ...]]] = []
     for game in ctx.touched_games.values():
         engine = engine_for(game)
-        for seat, strings in engine.secrets(engine.load(game.state)).items():
+        for seat, strings in secrets_of(engine, engine.load(game.state)).items():
             owner = ctx.account_by_id(player_id(game, seat))
             if strings:
                 owned.append((owner.email.lower() if owner else "", strings))

@@ -12,6 +12,7 @@ from typing import Any
 
 from pbem.config import ConfigError, load_config
 from pbem.engine.base import Audience, Variant
+from pbem.engine.capabilities import FastPerft
 from pbem.engine.errors import MoveError
 from pbem.variants import UnknownVariantError, all_variants, get_variant
 
@@ -25,7 +26,7 @@ class CliError(Exception):
 def play_from_start(engine: Variant, moves: Sequence[str]) -> Any:
     """The position after ``moves`` from the initial position; CliError names a bad move."""
     try:
-        state = engine.setup(getattr(engine, "options", None) or {})
+        state = engine.setup()
     except ValueError as error:
         raise CliError(f"bad option: {error}") from error
     for number, text in enumerate(moves, start=1):
@@ -39,9 +40,8 @@ def play_from_start(engine: Variant, moves: Sequence[str]) -> Any:
 
 def perft(engine: Variant, state: Any, depth: int) -> int:
     """Leaf nodes of the legal-move tree of ``depth`` below ``state``."""
-    fast = getattr(engine, "perft", None)
-    if fast is not None:
-        return int(fast(state, depth))
+    if isinstance(engine, FastPerft):
+        return engine.perft(state, depth)
     if depth == 0:
         return 1
     if engine.outcome(state) is not None:
@@ -124,7 +124,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import SQLAlchemyError
 
-    from pbem.records import load_game_record
+    from pbem.app.records import load_game_record
     from pbem.store.db import Database
 
     try:

@@ -83,7 +83,7 @@ class ChallengeCommand:
         colour, time_control, options = parse_terms(rest)
         try:
             rules, _settings = split_options(options)
-            engine.setup(rules)  # refuses unknown or bad options now rather than at accept
+            get_variant(variant_name, rules).setup()  # refuses unknown or bad options now rather than at accept
         except ValueError as error:
             raise CommandError(f"bad option for {engine.title}: {error}") from error
         opponent = find_opponent(ctx, who)

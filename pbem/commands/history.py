@@ -6,9 +6,9 @@ from typing import ClassVar
 
 from pbem.app.context import Context, Result
 from pbem.app.game_state import handles, records
+from pbem.app.records import mail_record
 from pbem.commands.base import SEAT
 from pbem.engine.base import Seat
-from pbem.records import mail_record
 
 
 class History:

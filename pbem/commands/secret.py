@@ -8,6 +8,7 @@ from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_state import engine_for
 from pbem.app.games import apply_side_action
 from pbem.commands.base import SEAT
+from pbem.engine.capabilities import SecretKeeping
 from pbem.engine.errors import MoveError
 
 
@@ -21,12 +22,11 @@ class SecretCommand:
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_active_game()
         engine = engine_for(game)
-        attach = getattr(engine, "attach_secret", None)
-        if attach is None:
+        if not isinstance(engine, SecretKeeping):
             raise CommandError(f"{engine.title} has no secrets to record")
         state = engine.load(game.state)
         try:
-            transition = attach(state, seat, " ".join(["secret", *args]), ctx.services.new_nonce())
+            transition = engine.attach_secret(state, seat, " ".join(["secret", *args]), ctx.services.new_nonce())
         except MoveError as error:
             raise CommandError(str(error)) from error
         return apply_side_action(ctx, transition, game, seat)

@@ -1,35 +1,8 @@
-"""Pure rules machinery shared by every variant: protocol, values, errors."""
+"""Pure rules machinery shared by every variant.
 
-from pbem.engine.base import (
-    Audience,
-    Note,
-    Outcome,
-    Seat,
-    Transition,
-    Variant,
-    VariantBase,
-    View,
-)
-from pbem.engine.errors import (
-    AmbiguousMoveError,
-    IllegalMoveError,
-    InvalidMoveError,
-    MoveError,
-)
-from pbem.engine.secret import Secret
-
-__all__ = [
-    "AmbiguousMoveError",
-    "Audience",
-    "IllegalMoveError",
-    "InvalidMoveError",
-    "MoveError",
-    "Note",
-    "Outcome",
-    "Seat",
-    "Secret",
-    "Transition",
-    "Variant",
-    "VariantBase",
-    "View",
-]
+``base`` holds the Variant protocol, its values and the VariantBase template;
+``errors`` the move errors; ``secret`` the Secret value; ``capabilities`` the
+optional protocols (fast perft, secret keeping, record export); ``notation`` and
+``geometry`` the helpers every variant's notation and move tables share.
+Import from those modules: this package imports nothing.
+"""

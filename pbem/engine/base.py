@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -101,7 +101,11 @@ class Variant(Protocol[StateT, ActionT]):
     """One game's rules behind one interface; the core never looks inside a state.
 
     Geometry that can change during play (attack boards, moving spaces,
-    hyperspace pools) lives in the state, never in module constants.
+    hyperspace pools) lives in the state, never in module constants. Game
+    options reach an engine once, through its constructor
+    (``get_variant(name, options)``); ``setup`` validates them. Optional
+    abilities (fast perft, secrets, PGN export) are the protocols of
+    :mod:`pbem.engine.capabilities`.
     """
 
     key: ClassVar[str]
@@ -109,8 +113,10 @@ class Variant(Protocol[StateT, ActionT]):
     title: ClassVar[str]
     #: Rulings from ../shared/spec/variants/ this engine implements (ids).
     rulings: ClassVar[tuple[str, ...]]
+    #: Whether a move may not leave the own king attacked (False: a game without check).
+    royal_check: ClassVar[bool]
 
-    def setup(self, options: Mapping[str, object] | None = None) -> StateT: ...
+    def setup(self) -> StateT: ...
     def to_act(self, state: StateT) -> Seat | None: ...
     def move_number(self, state: StateT) -> int: ...
     def legal_actions(self, state: StateT) -> Iterator[ActionT]: ...
@@ -120,36 +126,87 @@ class Variant(Protocol[StateT, ActionT]):
     def outcome(self, state: StateT) -> Outcome | None: ...
     def claim_draw(self, state: StateT) -> Outcome | None: ...
     def view(self, state: StateT, audience: Recipient) -> View: ...
-    def secrets(self, state: StateT) -> Mapping[Seat, tuple[str, ...]]: ...
-    def seal(self, state: StateT, action: ActionT, nonce: str) -> ActionT: ...
     def help_text(self) -> str: ...
     def dump(self, state: StateT) -> dict[str, Any]: ...
     def load(self, data: Mapping[str, Any]) -> StateT: ...
 
 
+def claimable_draw(game_over: bool, halfmove_clock: int, repetitions: int) -> Outcome | None:
+    """The draw the player to move may claim now: 50 moves without capture or pawn move, or threefold.
+
+    Spec/variants/README.md: 50 moves and threefold are claims, not automatic ends.
+    """
+    if game_over:
+        return None
+    if halfmove_clock >= 100:
+        return Outcome.draw("50-move rule")
+    if repetitions >= 3:
+        return Outcome.draw("threefold repetition")
+    return None
+
+
+def side_title(seat: Seat) -> str:
+    """``White`` or ``Black``, as status lines and notes write a side."""
+    return seat.value.capitalize()
+
+
 @dataclass
 class VariantBase(Generic[StateT, ActionT]):
-    """Shared behaviour for engines: parsing by matching against legal moves.
+    """What every engine repeats, as template methods over a few hooks (python-chess style).
 
-    Subclasses implement the rules; the default ``parse_action`` follows
-    python-chess: canonicalise the text, then look for exactly one legal
-    action whose canonical form matches, so the parser can never accept a
-    move the engine forbids.
+    The templates: ``to_act`` and ``legal_actions`` (nothing once the game is over),
+    ``parse_action`` and ``apply`` (refused once the game is over; ``apply`` checks
+    legality, plays, and adds the ``+``/``#`` suffix), ``outcome``, ``claim_draw``
+    (50 moves and threefold, spec README) and ``view`` (the "White to move (move N)." /
+    "Game over: ..." line, the check line, the diagram flipped for Black).
+
+    The hooks a variant fills in:
+
+    - ``_initial_state()``: the start position from ``self.options`` (validating them);
+    - ``_outcome(state)``: mate, stalemate and the draws that end the game by themselves;
+    - ``_side(state)``: the side to move, over or not; ``_fullmove(state)``: the move number;
+    - ``_rules_moves(state)``: the legal moves, game over or not (a container: ``in`` works);
+    - ``_parse(state, text)``: one move line as a legal action (MoveError otherwise);
+    - ``_play(state, action)``: the plain successor state, no checks;
+    - ``_in_check(state)``: whether the side to move is in check (False without check);
+    - ``_illegal_reason(state, action)``: the refusal text of an action not in ``_rules_moves``;
+    - ``_check_legal(state, action)``: override when legality is more than membership;
+    - ``_move(state, action)``: successor, record body and notes (default: ``_play``,
+      ``describe`` and ``_notes(before, action, after)``);
+    - ``_draw_counters(state)``: (halfmove clock, repetitions) where draws may be claimed;
+    - ``_check_line(state)``, ``_extra_status(state, over)``, ``_private(state, audience)``
+      and ``_diagram(state, flipped)``: the parts of ``view``.
+
+    The default ``parse_action`` follows python-chess: canonicalise the text, then
+    look for exactly one legal action whose canonical form matches, so the parser can
+    never accept a move the engine forbids.
     """
 
     key: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     title: ClassVar[str] = ""
     rulings: ClassVar[tuple[str, ...]] = ()
+    royal_check: ClassVar[bool] = True
     options: dict[str, object] = field(default_factory=dict)
 
-    def legal_actions(self, state: StateT) -> Iterator[ActionT]:
+    # -- hooks ------------------------------------------------------------------------------------
+
+    def _initial_state(self) -> StateT:
         raise NotImplementedError
 
-    def describe(self, state: StateT, action: ActionT) -> str:
+    def _outcome(self, state: StateT) -> Outcome | None:
         raise NotImplementedError
 
-    def parse_action(self, state: StateT, text: str) -> ActionT:
+    def _side(self, state: StateT) -> Seat:
+        raise NotImplementedError
+
+    def _fullmove(self, state: StateT) -> int:
+        raise NotImplementedError
+
+    def _rules_moves(self, state: StateT) -> Collection[ActionT]:
+        raise NotImplementedError
+
+    def _parse(self, state: StateT, text: str) -> ActionT:
         wanted = text.strip().lower()
         matches = [a for a in self.legal_actions(state) if self.describe(state, a).lower() == wanted]
         if not matches:
@@ -158,11 +215,105 @@ class VariantBase(Generic[StateT, ActionT]):
             raise AmbiguousMoveError(f"ambiguous move: {text!r}")
         return matches[0]
 
-    def claim_draw(self, state: StateT) -> Outcome | None:
+    def _play(self, state: StateT, action: ActionT) -> StateT:
+        raise NotImplementedError
+
+    def _in_check(self, state: StateT) -> bool:
+        return False
+
+    def _illegal_reason(self, state: StateT, action: ActionT) -> str:
+        return f"illegal move {action!r}"
+
+    def _check_legal(self, state: StateT, action: ActionT) -> None:
+        if action not in self._rules_moves(state):
+            raise IllegalMoveError(self._illegal_reason(state, action))
+
+    def _move(self, state: StateT, action: ActionT) -> tuple[StateT, str, list[Note]]:
+        new = self._play(state, action)
+        return new, self.describe(state, action), list(self._notes(state, action, new))
+
+    def _notes(self, before: StateT, action: ActionT, after: StateT) -> Iterable[Note]:
+        return ()
+
+    def _draw_counters(self, state: StateT) -> tuple[int, int] | None:
         return None
 
-    def secrets(self, state: StateT) -> Mapping[Seat, tuple[str, ...]]:
-        return {}
+    def _check_line(self, state: StateT) -> str:
+        return f"{side_title(self._side(state))} is in check."
 
-    def seal(self, state: StateT, action: ActionT, nonce: str) -> ActionT:
-        return action
+    def _extra_status(self, state: StateT, over: Outcome | None) -> Iterable[str]:
+        return ()
+
+    def _private(self, state: StateT, audience: Recipient) -> Iterable[str]:
+        return ()
+
+    def _diagram(self, state: StateT, flipped: bool) -> str:
+        raise NotImplementedError
+
+    # -- templates --------------------------------------------------------------------------------
+
+    def setup(self) -> StateT:
+        """The initial position under ``self.options``; bad options raise ValueError here."""
+        return self._initial_state()
+
+    def to_act(self, state: StateT) -> Seat | None:
+        return None if self._outcome(state) is not None else self._side(state)
+
+    def move_number(self, state: StateT) -> int:
+        return self._fullmove(state)
+
+    def legal_actions(self, state: StateT) -> Iterator[ActionT]:
+        if self._outcome(state) is not None:
+            return iter(())
+        return iter(self._rules_moves(state))
+
+    def describe(self, state: StateT, action: ActionT) -> str:
+        raise NotImplementedError
+
+    def parse_action(self, state: StateT, text: str) -> ActionT:
+        self._refuse_if_over(state)
+        return self._parse(state, text)
+
+    def apply(self, state: StateT, action: ActionT) -> Transition[StateT]:
+        self._refuse_if_over(state)
+        self._check_legal(state, action)
+        new, record, notes = self._move(state, action)
+        if self._in_check(new):
+            record += "+" if self._has_moves(new) else "#"
+        return Transition(new, record, tuple(notes))
+
+    def _has_moves(self, state: StateT) -> bool:
+        return len(self._rules_moves(state)) > 0
+
+    def _refuse_if_over(self, state: StateT) -> None:
+        over = self._outcome(state)
+        if over is not None:
+            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
+
+    def outcome(self, state: StateT) -> Outcome | None:
+        return self._outcome(state)
+
+    def claim_draw(self, state: StateT) -> Outcome | None:
+        counters = self._draw_counters(state)
+        if counters is None:
+            return None
+        return claimable_draw(self._outcome(state) is not None, *counters)
+
+    def view(self, state: StateT, audience: Recipient) -> View:
+        over = self._outcome(state)
+        side = self._side(state)
+        status: list[str] = []
+        if over is not None:
+            status.append(f"Game over: {over.result} ({over.reason}).")
+        else:
+            status.append(f"{side_title(side)} to move (move {self._fullmove(state)}).")
+            if self._in_check(state):
+                status.append(self._check_line(state))
+        status.extend(self._extra_status(state, over))
+        return View(
+            diagram=self._diagram(state, audience is Seat.BLACK),
+            to_move=None if over is not None else side,
+            move_number=self._fullmove(state),
+            status=tuple(status),
+            private=tuple(self._private(state, audience)),
+        )

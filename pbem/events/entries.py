@@ -39,9 +39,9 @@ def create_event(ctx: Context, name: str, variant: str, fmt: str, time_control: 
     if fmt not in FORMATS:
         raise EventError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     try:
-        engine = get_variant(variant)
         rules, _ = split_options(options or {})
-        engine.setup(rules)
+        engine = get_variant(variant, rules)
+        engine.setup()
     except UnknownVariantError as error:
         raise EventError(str(error)) from error
     except ValueError as error:

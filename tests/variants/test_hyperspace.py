@@ -9,19 +9,13 @@ from typing import Any
 import chess
 import pytest
 
-from pbem.engine import (
-    AmbiguousMoveError,
-    Audience,
-    IllegalMoveError,
-    InvalidMoveError,
-    MoveError,
-    Outcome,
-    Seat,
-    Secret,
-    Transition,
-)
+from pbem.engine.base import Audience, Outcome, Seat, Transition
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.secret import Secret
 from pbem.variants import get_variant
-from pbem.variants.hyperspace import VARIANT, BoardMove, HyperspaceChess, HyperspaceState, PhaseOut
+from pbem.variants.hyperspace.engine import VARIANT, HyperspaceChess
+from pbem.variants.hyperspace.model import BoardMove, HyperspaceState, PhaseOut
+from tests.variants.helpers import independent_perft
 
 ENGINE = HyperspaceChess()
 NONCE = "9f86d081884c7d659a2feaa0c55ad015"
@@ -291,29 +285,6 @@ def test_initial_public_tree_has_27_actions() -> None:
         "Nb1@1", "Ng1@1", "Bc1@1", "Bf1@1", "Ra1@1", "Rh1@1", "Qd1@1",
     ])
     assert canonical(ENGINE.setup()) == expected
-
-
-def independent_perft(board: chess.Board, depth: int) -> int:
-    """Board moves plus, per eligible piece, 'remove it and pass' unless that exposes the own king."""
-    if depth == 0:
-        return 1
-    total = 0
-    for move in list(board.legal_moves):
-        board.push(move)
-        total += independent_perft(board, depth - 1)
-        board.pop()
-    color = board.turn
-    for square in chess.SquareSet(board.occupied_co[color] & ~board.pawns & ~board.kings):
-        child = board.copy(stack=False)
-        child.remove_piece_at(square)
-        king = child.king(color)
-        if king is not None and child.is_attacked_by(not color, king):
-            continue
-        child.castling_rights &= ~chess.BB_SQUARES[square]
-        child.ep_square = None
-        child.turn = not color
-        total += independent_perft(child, depth - 1)
-    return total
 
 
 def engine_perft(state: HyperspaceState, depth: int) -> int:

@@ -14,10 +14,11 @@ import re
 import pytest
 
 from pbem import cli
-from pbem.engine import IllegalMoveError, InvalidMoveError, MoveError, Outcome, Seat
+from pbem.engine.base import Outcome, Seat
+from pbem.engine.errors import IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants import get_variant
-from pbem.variants.outer_space import INITIAL_POSITION, PASS, VARIANT, Move, OuterSpaceChess, OuterSpaceState
-from pbem.variants.outer_space.model import SQUARES, WHITE_ON_RANK_1
+from pbem.variants.outer_space.engine import VARIANT, OuterSpaceChess
+from pbem.variants.outer_space.model import INITIAL_POSITION, PASS, SQUARES, WHITE_ON_RANK_1, Move, OuterSpaceState
 
 ENGINE = OuterSpaceChess()
 
@@ -95,9 +96,9 @@ def test_black_reply_count_is_24_and_mirrors_white() -> None:
 
 
 def test_options_are_refused() -> None:
-    assert ENGINE.setup({}) == ENGINE.setup(None)
+    assert get_variant("outer-space", {}).setup() == ENGINE.setup()
     with pytest.raises(ValueError, match="no options"):
-        ENGINE.setup({"hyperspace": "5"})
+        get_variant("outer-space", {"hyperspace": "5"}).setup()
 
 
 def test_position_string_round_trips_and_validates() -> None:

@@ -11,18 +11,11 @@ import pytest
 
 from pbem.cli.main import main as cli_main
 from pbem.cli.main import perft as generic_perft
-from pbem.engine import (
-    AmbiguousMoveError,
-    Audience,
-    IllegalMoveError,
-    InvalidMoveError,
-    MoveError,
-    Outcome,
-    Seat,
-    Transition,
-)
+from pbem.engine.base import Audience, Outcome, Seat, Transition
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants import get_variant
-from pbem.variants.space_chess import VARIANT, Move, SpaceChess, SpaceState
+from pbem.variants.space_chess.engine import VARIANT, SpaceChess
+from pbem.variants.space_chess.model import Move, SpaceState
 
 ENGINE = SpaceChess()
 
@@ -126,12 +119,12 @@ def test_option_dependent_start_counts_of_spec_3_7(options: dict[str, str], coun
 
 def test_options_are_validated_stored_and_shown() -> None:
     with pytest.raises(ValueError, match=r"unknown option 'colour'.*promotion, first-move-stay"):
-        ENGINE.setup({"colour": "red"})
+        get_variant("space-chess", {"colour": "red"}).setup()
     with pytest.raises(ValueError, match="bad value 'top' for option promotion: use any-level or enemy-level"):
-        ENGINE.setup({"promotion": "top"})
+        get_variant("space-chess", {"promotion": "top"}).setup()
     with pytest.raises(ValueError, match="last-resort or in-check"):
-        ENGINE.setup({"first-move-stay": "maybe"})
-    state = ENGINE.setup({"Promotion": "Enemy-Level", "center-star": "no"})
+        get_variant("space-chess", {"first-move-stay": "maybe"}).setup()
+    state = get_variant("space-chess", {"Promotion": "Enemy-Level", "center-star": "no"}).setup()
     assert state.options.promotion == "enemy-level" and state.options.centre_star == "no"
     assert ENGINE.load(ENGINE.dump(state)) == state
     status = ENGINE.view(state, Audience.PUBLIC).status
@@ -373,6 +366,18 @@ def test_S13_check_and_legality_are_judged_on_the_king_s_level() -> None:
     state, transitions = play("Pe2(1)-e3(2)", "Pf7(3)-f6(2)", "Qd1(1)-f3(3)", "Pa7(3)-a6(2)", "Qf3(3)-h5(3)")
     assert transitions[-1].record == "Qf3(3)-h5(3)+"
     assert ENGINE.view(state, Seat.BLACK).status[1] == "Black's king on e8(3) is in check."
+
+
+def test_S13_capture_that_transfers_away_opens_the_line() -> None:
+    # Taking the pawn on the star e5(2) and leaving the level empties e5(2): the queen on e7(2)
+    # would then attack the king on e2(2), so only the capture that stays on level 2 is legal.
+    state, _ = play("Pe2(1)-e4(3)", "Pe7(3)-e5(2)", "Pd2(1)-d4(2)", "Qd8(3)-e7(2)", "Ke1(1)-e2(2)",
+                    "Pa7(3)-a6(2)")
+    assert moves_from(state, "Pd4(2)x") == ["Pd4(2)xe5(2)"]
+    for text in ("Pd4(2)xe5(1)", "Pd4(2)xe5(3)"):
+        with pytest.raises(IllegalMoveError):
+            ENGINE.parse_action(state, text)
+    assert ENGINE.perft(state, 1) == len(canonical(state))
 
 
 S14_OPENING = ("Pe2(1)-e4(2)", "Pe7(3)-e6(2)", "Ng1(1)-h3(2)", "Bf8(3)-c5(2)", "Bf1(1)-c4(2)", "Pa7(3)-a6(2)")

@@ -11,11 +11,12 @@ import pytest
 
 from pbem.cli.main import main as cli_main
 from pbem.cli.main import perft as generic_perft
-from pbem.engine import AmbiguousMoveError, Audience, IllegalMoveError, InvalidMoveError, Outcome, Seat, Transition
+from pbem.engine.base import Audience, Outcome, Seat, Transition
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from pbem.variants import get_variant
-from pbem.variants.tri_d import VARIANT, Move, TriDChess, TriDState
+from pbem.variants.tri_d.engine import VARIANT, TriDChess
 from pbem.variants.tri_d.geometry import geometry_for
-from pbem.variants.tri_d.model import BOARD, PIN_INDEX, PINS
+from pbem.variants.tri_d.model import BOARD, PIN_INDEX, PINS, Move, TriDState
 
 ENGINE = TriDChess()
 
@@ -169,12 +170,12 @@ class _Plain(TriDChess):
 
 def test_setup_options_are_checked() -> None:
     with pytest.raises(ValueError, match="unknown option 'colour'"):
-        ENGINE.setup({"colour": "red"})
+        get_variant("tri-d", {"colour": "red"}).setup()
     with pytest.raises(ValueError, match="first-move-castling takes yes or no"):
-        ENGINE.setup({"first-move-castling": "maybe"})
+        get_variant("tri-d", {"first-move-castling": "maybe"}).setup()
     with pytest.raises(ValueError, match="knight-routes takes both or destination"):
-        ENGINE.setup({"knight-routes": "any"})
-    assert ENGINE.setup({"first-move-castling": "yes"}) == ENGINE.setup()
+        get_variant("tri-d", {"knight-routes": "any"}).setup()
+    assert get_variant("tri-d", {"first-move-castling": "yes"}).setup() == ENGINE.setup()
 
 
 # -- one test per ruling --------------------------------------------------------------------------

@@ -8,11 +8,13 @@ from collections.abc import Iterator
 import pytest
 
 from pbem.cli.main import main as cli_main
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError, Seat, Transition
+from pbem.engine.base import Seat, Transition
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants import get_variant
-from pbem.variants.voidrider import VARIANT, Move, VoidriderChess, VoidriderState
+from pbem.variants.voidrider.engine import VARIANT, VoidriderChess
 from pbem.variants.voidrider.geometry import SQUARE_NAMES, parse_square
 from pbem.variants.voidrider.helptext import RULINGS
+from pbem.variants.voidrider.model import Move, VoidriderState
 from pbem.variants.voidrider.rules import repetitions
 
 ENGINE = VoidriderChess()
@@ -90,7 +92,7 @@ def test_start_has_43_spaces_and_the_table_of_23_moves() -> None:
 
 def test_setup_refuses_options() -> None:
     with pytest.raises(ValueError, match="no options"):
-        ENGINE.setup({"board": "big"})
+        get_variant("voidrider", {"board": "big"}).setup()
 
 
 def test_cli_moves_and_show(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import chess
 
-from pbem.engine import (
-    Audience,
-    IllegalMoveError,
-    InvalidMoveError,
-    Note,
-    Outcome,
-    Seat,
-    Transition,
-    VariantBase,
-    View,
-)
-from pbem.engine.base import Recipient
-from pbem.engine.draws import claimable_draw
-from pbem.variants.hyperspace import notation, rules
+from pbem.engine.base import Audience, Note, Outcome, Recipient, Seat, Transition, VariantBase, side_title
+from pbem.engine.errors import IllegalMoveError, InvalidMoveError
+from pbem.variants.hyperspace import notation, pgn, rules
+from pbem.variants.hyperspace.diagram import diagram
+from pbem.variants.hyperspace.explain import board_move_error, phase_out_error
+from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.helptext import HELP_TEXT
 from pbem.variants.hyperspace.model import (
     PIECE_NAMES,
@@ -40,10 +32,6 @@ _SECRET_MESSAGE = re.compile(
     r"^\s*(?:secret\s+)?(\d+)\s*\.*\s+([kqrbnp])?\s*([a-h][1-8])(?:\s*@\s*(\d+))?\s+\{?\s*([a-h][1-8])\s*\}?\s*$")
 
 
-def _title(seat: Seat) -> str:
-    return seat.value.capitalize()
-
-
 def _ply(turn: int, seat: Seat) -> int:
     return 2 * (turn - 1) + (0 if seat is Seat.WHITE else 1)
 
@@ -56,20 +44,27 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     title: ClassVar[str] = "Hyperspace Chess"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"H{n}" for n in range(1, 11))
 
-    # -- the game ---------------------------------------------------------------------------------
+    # -- the game (hooks of VariantBase) -----------------------------------------------------------
 
-    def setup(self, options: Mapping[str, object] | None = None) -> HyperspaceState:
-        if options:
-            raise ValueError(f"Hyperspace Chess has no options (got {', '.join(sorted(options))})")
+    def _initial_state(self) -> HyperspaceState:
+        if self.options:
+            raise ValueError(f"Hyperspace Chess has no options (got {', '.join(sorted(self.options))})")
         return rules.initial_state()
 
-    def to_act(self, state: HyperspaceState) -> Seat | None:
-        if rules.outcome(state) is not None:
-            return None
+    def _outcome(self, state: HyperspaceState) -> Outcome | None:
+        return rules.outcome(state)
+
+    def _side(self, state: HyperspaceState) -> Seat:
         return rules.seat_of(rules.board_of(state).turn)
 
-    def move_number(self, state: HyperspaceState) -> int:
+    def _fullmove(self, state: HyperspaceState) -> int:
         return rules.board_of(state).fullmove_number
+
+    def _in_check(self, state: HyperspaceState) -> bool:
+        return rules.board_of(state).is_check()
+
+    def _has_moves(self, state: HyperspaceState) -> bool:
+        return rules.has_any_action(state)
 
     def legal_actions(self, state: HyperspaceState) -> Iterator[Action]:
         """Board moves plus phase-outs with delay 1 and no secret: the public tree (spec 4.6, D = 1)."""
@@ -86,7 +81,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
             assert piece is not None
             yield PhaseOut(piece.symbol().upper(), chess.square_name(square), 1)
 
-    def parse_action(self, state: HyperspaceState, text: str) -> Action:
+    def _parse(self, state: HyperspaceState, text: str) -> Action:
         return notation.parse(state, text)
 
     def describe(self, state: HyperspaceState, action: Action) -> str:
@@ -101,34 +96,27 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
             return PhaseOut(action.piece, action.from_square, action.delay, action.secret, nonce, action.keep)
         return action
 
-    def apply(self, state: HyperspaceState, action: Action) -> Transition[HyperspaceState]:
-        over = rules.outcome(state)
-        if over is not None:
-            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
-        self._check(state, action)
+    def _move(self, state: HyperspaceState, action: Action) -> tuple[HyperspaceState, str, list[Note]]:
         board = rules.board_of(state)
         seat, turn = rules.seat_of(board.turn), board.fullmove_number
         new, back = rules.play(state, action)
         record = notation.describe(state, action)
         if back is not None:
             record += f" {back.record}"
-        after = rules.board_of(new)
-        if after.is_check():
-            record += "+" if rules.has_any_action(new) else "#"
         notes: list[Note] = []
         if isinstance(action, PhaseOut):
             entry = next(e for e in new.pool if e.seat is seat and e.declared == turn)
             notes.extend(self._declaration_notes(entry))
         if back is not None:
             notes.extend(self._return_notes(back))
-        return Transition(new, record, tuple(notes))
+        return new, record, notes
 
-    def _check(self, state: HyperspaceState, action: Action) -> None:
+    def _check_legal(self, state: HyperspaceState, action: Action) -> None:
         if action.keep not in (None, "new", "old"):
             raise InvalidMoveError(f"invalid keep directive {action.keep!r}: use 'keep new' or 'keep old'")
         if isinstance(action, BoardMove):
             if action.move not in rules.legal_moves(state):
-                reason = rules.board_move_error(state, action.move)
+                reason = board_move_error(state, action.move)
                 raise IllegalMoveError(f"illegal move {action.move.uci()!r}: {reason}")
             return
         if action.piece not in PIECE_NAMES or action.from_square not in chess.SQUARE_NAMES:
@@ -136,7 +124,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         if action.secret is not None and action.secret.reveal() not in chess.SQUARE_NAMES:
             raise InvalidMoveError(
                 f"invalid phase-out {action.public!r}: the return square is not a square")
-        error = rules.phase_out_error(state, action)
+        error = phase_out_error(state, action)
         if error is not None:
             raise type(error)(f"{'invalid' if isinstance(error, InvalidMoveError) else 'illegal'} "
                               f"move {action.public!r}: {error}")
@@ -144,7 +132,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     # -- commitments ------------------------------------------------------------------------------
 
     def _declaration_notes(self, entry: PoolEntry) -> list[Note]:
-        who = _title(entry.seat)
+        who = side_title(entry.seat)
         turns = "turn" if entry.delay == 1 else "turns"
         public = (f"{who}'s {entry.name} entered hyperspace for {entry.delay} full {turns} ({entry.public}); "
                   f"it returns at the end of {who}'s turn {entry.returns}.")
@@ -153,7 +141,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
             return [
                 Note(f"{public} Its return square is not recorded yet.", None),
                 Note(f"No return square recorded for {entry.public}: send 'secret {entry.declared} "
-                     f"{entry.piece}{entry.from_square} SQUARE' before {_title(entry.seat.other)} moves, "
+                     f"{entry.piece}{entry.from_square} SQUARE' before {side_title(entry.seat.other)} moves, "
                      f"or the {PIECE_NAMES[entry.piece]} is forfeited at its return.", entry.seat),
                 Note(f"{who} {entry.public}: no return square recorded yet; "
                      f"returns at the end of {who}'s turn {entry.returns}.", Audience.REFEREE),
@@ -165,7 +153,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
 
     def _receipts(self, entry: PoolEntry) -> list[Note]:
         assert entry.square is not None
-        who = _title(entry.seat)
+        who = side_title(entry.seat)
         square = entry.square.reveal()
         proof = f"nonce {entry.nonce}; commitment string {entry.commitment()} has SHA-256 {entry.digest()}"
         return [
@@ -177,7 +165,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
 
     def _return_notes(self, back: rules.Rematerialisation) -> list[Note]:
         entry = back.entry
-        who = _title(entry.seat)
+        who = side_title(entry.seat)
         piece = PIECE_NAMES[entry.piece]
         if entry.square is None:
             return [Note(f"{who}'s {entry.name} ({entry.public}) is forfeited: "
@@ -187,7 +175,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         text = {
             "appeared": f"{who}'s {entry.name} ({entry.public}) returned to {square}.",
             "lost": f"{who}'s {entry.name} ({entry.public}) was lost: {square} holds "
-                    f"{_title(entry.seat.other)}'s {occupant}, and a returning piece captures nothing "
+                    f"{side_title(entry.seat.other)}'s {occupant}, and a returning piece captures nothing "
                     "(ruling H3).",
             "kept-old": f"{who}'s {entry.name} ({entry.public}) came back to {square}, where {who}'s own "
                         f"{occupant} stays; the returning {piece} is removed (ruling H2).",
@@ -205,9 +193,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         Accepted only for ``seat``'s phase-out declared on that turn from that square, while it has
         no square yet and before the opponent's next move: after that the (missing) square is binding.
         """
-        over = rules.outcome(state)
-        if over is not None:
-            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
+        self._refuse_if_over(state)
         match = _SECRET_MESSAGE.match(text.split("//")[0].strip().lower())
         if match is None:
             raise InvalidMoveError(f"invalid secret message {notation.quote(text)}: write it as "
@@ -227,18 +213,18 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         board = rules.board_of(state)
         if _ply(board.fullmove_number, rules.seat_of(board.turn)) != _ply(entry.declared, seat) + 1:
             raise IllegalMoveError(
-                f"too late: {_title(seat.other)} has moved since {entry.public} was declared, so its return "
+                f"too late: {side_title(seat.other)} has moved since {entry.public} was declared, so its return "
                 f"square can no longer be recorded; the {PIECE_NAMES[entry.piece]} is forfeited at its "
                 "return")
         target = chess.parse_square(square)
         if entry.piece == "B":
-            origin_colour = rules.square_colour(chess.parse_square(entry.from_square))
-            if rules.square_colour(target) != origin_colour:
+            origin_colour = square_colour(chess.parse_square(entry.from_square))
+            if square_colour(target) != origin_colour:
                 raise InvalidMoveError(f"a bishop on a {origin_colour} square cannot return to "
-                                       f"{rules.square_colour(target)} square {square}")
+                                       f"{square_colour(target)} square {square}")
         new = rules.with_secret(state, entry, square, nonce)
         updated = next(e for e in new.pool if e.seat is seat and e.declared == entry.declared)
-        who = _title(seat)
+        who = side_title(seat)
         public = (f"{who} recorded the return square of {updated.public} (returns at the end of {who}'s turn "
                   f"{updated.returns}). Commitment (SHA-256): {updated.digest()}")
         return Transition(new, f"{updated.public} commitment {updated.digest()}",
@@ -254,48 +240,35 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
                 found[entry.seat].extend((commitment, f"{{{entry.square.reveal()}}}"))
         return {seat: tuple(strings) for seat, strings in found.items()}
 
-    # -- results ----------------------------------------------------------------------------------
+    # -- results and views -------------------------------------------------------------------------
 
-    def outcome(self, state: HyperspaceState) -> Outcome | None:
-        return rules.outcome(state)
+    def _draw_counters(self, state: HyperspaceState) -> tuple[int, int]:
+        return rules.board_of(state).halfmove_clock, rules.repetitions(state)
 
-    def claim_draw(self, state: HyperspaceState) -> Outcome | None:
-        return claimable_draw(rules.outcome(state) is not None, rules.board_of(state).halfmove_clock,
-                              rules.repetitions(state))
-
-    # -- views ------------------------------------------------------------------------------------
-
-    def view(self, state: HyperspaceState, audience: Recipient) -> View:
+    def _extra_status(self, state: HyperspaceState, over: Outcome | None) -> list[str]:
         board = rules.board_of(state)
         to_move = rules.seat_of(board.turn)
-        over = rules.outcome(state)
-        status: list[str] = []
-        if over is not None:
-            status.append(f"Game over: {over.result} ({over.reason}).")
-        else:
-            status.append(f"{_title(to_move)} to move (move {board.fullmove_number}).")
-            if board.is_check():
-                status.append(f"{_title(to_move)} is in check.")
-        for entry in state.pool:
-            status.append(self._public_line(entry, state))
+        status = [self._public_line(entry, state) for entry in state.pool]
         due = rules.due_entry(state.pool, to_move, board.fullmove_number)
         if due is not None and over is None:
-            status.append(f"{_title(to_move)}'s {due.public} returns at the end of this turn.")
-        private: list[str] = []
-        if audience is not Audience.PUBLIC:
-            for entry in state.pool:
-                if audience is Audience.REFEREE or entry.seat is audience:
-                    private.append(self._private_line(entry, audience))
-        return View(
-            diagram=_diagram(board, flipped=audience is Seat.BLACK),
-            to_move=None if over is not None else to_move,
-            move_number=board.fullmove_number,
-            status=tuple(status),
-            private=tuple(private),
-        )
+            status.append(f"{side_title(to_move)}'s {due.public} returns at the end of this turn.")
+        return status
+
+    def _private(self, state: HyperspaceState, audience: Recipient) -> list[str]:
+        if audience is Audience.PUBLIC:
+            return []
+        return [self._private_line(entry, audience) for entry in state.pool
+                if audience is Audience.REFEREE or entry.seat is audience]
+
+    def _diagram(self, state: HyperspaceState, flipped: bool) -> str:
+        return diagram(rules.board_of(state), flipped=flipped)
+
+    def movetext(self, plies: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+        """PGN movetext a chess program reads (RecordExport): the turns' records and stored positions."""
+        return pgn.movetext_words([pgn.Ply(record, after) for record, after in plies])
 
     def _public_line(self, entry: PoolEntry, state: HyperspaceState) -> str:
-        who = _title(entry.seat)
+        who = side_title(entry.seat)
         line = f"{who} in hyperspace: {entry.public}, returns at the end of {who}'s turn {entry.returns}"
         if rules.outcome(state) is not None:
             return f"{line} (never: the game is over, ruling H9)"
@@ -308,10 +281,10 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         return f"{line}, no return square recorded: forfeited at its return"
 
     def _private_line(self, entry: PoolEntry, audience: Recipient) -> str:
-        owner = "your" if audience is entry.seat else f"{_title(entry.seat)}'s"
+        owner = "your" if audience is entry.seat else f"{side_title(entry.seat)}'s"
         if entry.square is None:
-            return f"{_title(entry.seat)} {entry.public}: no return square recorded"
-        return (f"{_title(entry.seat)} {entry.public} returns to {entry.square.reveal()} at the end of "
+            return f"{side_title(entry.seat)} {entry.public}: no return square recorded"
+        return (f"{side_title(entry.seat)} {entry.public} returns to {entry.square.reveal()} at the end of "
                 f"{owner} turn {entry.returns}; nonce {entry.nonce}; commitment string {entry.commitment()}")
 
     def help_text(self) -> str:
@@ -326,16 +299,5 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         return load_state(data)
 
 
-def _diagram(board: chess.Board, *, flipped: bool) -> str:
-    files = "hgfedcba" if flipped else "abcdefgh"
-    ranks = range(8) if flipped else range(7, -1, -1)
-    border = "  " + " ".join(files)
-    lines = [border]
-    for rank in ranks:
-        cells = []
-        for file_letter in files:
-            piece = board.piece_at(chess.square(ord(file_letter) - ord("a"), rank))
-            cells.append(piece.symbol() if piece else ".")
-        lines.append(f"{rank + 1} {' '.join(cells)} {rank + 1}")
-    lines.append(border)
-    return "\n".join(lines)
+#: The class the registry (pbem.variants) plugs in.
+VARIANT = HyperspaceChess

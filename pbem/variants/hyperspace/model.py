@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 import chess
 
-from pbem.engine import Seat, Secret
+from pbem.engine.base import Seat
+from pbem.engine.secret import Secret
 
 __all__ = [
     "COMMITMENT_TAG",

@@ -6,20 +6,18 @@ import re
 
 import chess
 
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError, Secret
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.notation import castling_side, move_error, strip_annotation, strip_comment_and_number, typography
+from pbem.engine.secret import Secret
+from pbem.variants.hyperspace.explain import board_move_error, phase_out_error
 from pbem.variants.hyperspace.model import PIECE_NAMES, Action, BoardMove, HyperspaceState, Keep, PhaseOut
-from pbem.variants.hyperspace.rules import board_move_error, board_of, legal_moves, phase_out_error
+from pbem.variants.hyperspace.rules import board_of, legal_moves
 
-__all__ = ["describe", "describe_private", "parse", "quote", "strip_decorations"]
+__all__ = ["describe", "describe_private", "parse", "quote"]
 
-_COMMENT = re.compile(r"//.*", re.DOTALL)
-_NUMBER = re.compile(r"^\d+\s*(?:[.\u2026]\s*)+")
 _KEEP = re.compile(r"(?:^|\s)keep\s*[:=-]?\s*(new|old)(?=\s|$)")
 _SECRET = re.compile(r"\{([^}]*)\}")
-_ANNOTATION = re.compile(r"[+#!?]+$")
 
-_CASTLE_SHORT = re.compile(r"^(?:o-o|0-0|oo|00)$")
-_CASTLE_LONG = re.compile(r"^(?:o-o-o|0-0-0|ooo|000)$")
 _PHASE = re.compile(r"^(?:phase\s+)?([kqrbnp])?\s*([a-h][1-8])\s*(?:@\s*|\s+)(\d+)(?:\s+([a-h][1-8]))?$")
 _LONG = re.compile(r"^([kqrbnp])?([a-h][1-8])\s*[-x:]?\s*([a-h][1-8])\s*(?:=?\s*([qrbn]))?(?:\s*e\.?p\.?)?$")
 # Case-insensitive SAN: "b" is both the b-file and the bishop, so both readings are tried (see parse).
@@ -36,11 +34,6 @@ def quote(text: str) -> str:
     opponent's secret of the same square and make the mail layer refuse the mail.
     """
     return repr(_SECRET.sub("{...}", text.strip()))
-
-
-def strip_decorations(text: str) -> str:
-    """Drop the comment, the move-number prefix and surrounding blanks."""
-    return _NUMBER.sub("", _COMMENT.sub("", text).strip()).strip()
 
 
 def describe(state: HyperspaceState, action: Action) -> str:
@@ -69,13 +62,12 @@ def describe_private(state: HyperspaceState, action: Action) -> str:
 
 
 def _error(kind: type[MoveError], text: str, reason: str) -> MoveError:
-    word = {InvalidMoveError: "invalid", AmbiguousMoveError: "ambiguous"}.get(kind, "illegal")
-    return kind(f"{word} move {quote(text)}: {reason}")
+    return move_error(kind, text, reason, quote)
 
 
 def parse(state: HyperspaceState, text: str) -> Action:
     """One move line (a board move or a phase-out, optional secret and keep) as a legal action."""
-    raw = strip_decorations(text)
+    raw = strip_comment_and_number(typography(text))
     line = raw.lower()
     keep: Keep | None = None
     keeps = _KEEP.findall(line)
@@ -85,7 +77,7 @@ def parse(state: HyperspaceState, text: str) -> Action:
         keep = "new" if keeps[0] == "new" else "old"
         line = _KEEP.sub(" ", line).strip()
     secrets = [s.strip() for s in _SECRET.findall(line)]
-    line = _ANNOTATION.sub("", _SECRET.sub(" ", line).strip()).strip()
+    line = strip_annotation(_SECRET.sub(" ", line).strip()).strip()
     if len(secrets) > 1:
         raise _error(InvalidMoveError, text, "give one return square, e.g. 'Bc1@3 {f4}'")
     secret = secrets[0] if secrets else None
@@ -99,8 +91,9 @@ def parse(state: HyperspaceState, text: str) -> Action:
     if secret is not None:
         raise _error(InvalidMoveError, text, "a return square in braces only goes with a phase-out such as "
                      "'Bc1@3 {f4}'; for an earlier phase-out send 'secret TURN PIECE SQUARE'")
-    if _CASTLE_SHORT.match(line) or _CASTLE_LONG.match(line):
-        return BoardMove(_parse_castling(state, text, kingside=bool(_CASTLE_SHORT.match(line))), keep)
+    kingside = castling_side(line)
+    if kingside is not None:
+        return BoardMove(_parse_castling(state, text, kingside=kingside), keep)
     match = _LONG.match(line)
     if match:
         return BoardMove(_parse_long(state, text, match), keep)

@@ -11,7 +11,8 @@ from typing import Any
 import chess
 import chess.pgn
 
-from pbem.engine import Seat
+from pbem.engine.base import Seat
+from pbem.engine.notation import wrap_words
 from pbem.variants.hyperspace import notation, rules
 from pbem.variants.hyperspace.model import BoardMove, HyperspaceState, PoolEntry, load_state
 
@@ -209,21 +210,6 @@ def movetext_words(plies: Sequence[Ply]) -> list[str]:
     if away:
         words.extend(_comment(away))
     return words
-
-
-def wrap_words(words: Sequence[str], width: int = _WIDTH) -> list[str]:
-    """Words joined by spaces into lines of at most ``width`` characters (a longer word stands alone)."""
-    lines: list[str] = []
-    line = ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    if line:
-        lines.append(line)
-    return lines
 
 
 class HyperspaceGameBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pbem.engine import IllegalMoveError, Note, Outcome, Seat, Transition, VariantBase, View
-from pbem.engine.base import Recipient
+from pbem.engine.base import Note, Outcome, Seat, VariantBase, side_title
 from pbem.variants.outer_space import notation, rules
 from pbem.variants.outer_space.diagram import diagram
+from pbem.variants.outer_space.explain import pass_refusal, refusal
 from pbem.variants.outer_space.helptext import HELP_TEXT
 from pbem.variants.outer_space.model import (
     HYPER_BH,
     INITIAL_POSITION,
     NAMES,
+    PASS,
     PIECE_NAMES,
     QUIET_LIMIT,
     SQUARES,
@@ -24,13 +25,9 @@ from pbem.variants.outer_space.model import (
     load_state,
     parse_position,
 )
-from pbem.variants.outer_space.refusals import pass_refusal, refusal
+from pbem.variants.outer_space.rules import RawMove
 
 __all__ = ["OuterSpaceChess"]
-
-
-def _title(seat: Seat) -> str:
-    return seat.value.capitalize()
 
 
 class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
@@ -41,41 +38,49 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
     title: ClassVar[str] = "Outer Space Chess"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"A{n}" for n in range(1, 19))
 
-    # -- the game ---------------------------------------------------------------------------------
+    #: Outer Space Chess has no check: a move may leave the own Galaxy attacked.
+    royal_check: ClassVar[bool] = False
 
-    def setup(self, options: Mapping[str, object] | None = None) -> OuterSpaceState:
-        if options:
-            raise ValueError(f"Outer Space Chess has no options (got {', '.join(sorted(options))})")
+    # -- the game (hooks of VariantBase) -----------------------------------------------------------
+
+    def _initial_state(self) -> OuterSpaceState:
+        if self.options:
+            raise ValueError(f"Outer Space Chess has no options (got {', '.join(sorted(self.options))})")
         return parse_position(INITIAL_POSITION)
 
     def position(self, text: str) -> OuterSpaceState:
         """A state from the position string documented in ``model`` (tests, analysis)."""
         return parse_position(text)
 
-    def to_act(self, state: OuterSpaceState) -> Seat | None:
-        return None if rules.outcome(state) is not None else state.turn
+    def _outcome(self, state: OuterSpaceState) -> Outcome | None:
+        return rules.outcome(state)
 
-    def move_number(self, state: OuterSpaceState) -> int:
+    def _side(self, state: OuterSpaceState) -> Seat:
+        return state.turn
+
+    def _fullmove(self, state: OuterSpaceState) -> int:
         return state.move_number
 
-    def legal_actions(self, state: OuterSpaceState) -> Iterator[Action]:
-        yield from notation.action_map(state)
+    def _rules_moves(self, state: OuterSpaceState) -> Mapping[Action, RawMove]:
+        return notation.action_map(state)
 
     def parse_action(self, state: OuterSpaceState, text: str) -> Action:
+        # The notation refuses after the game's end itself, naming the move ("illegal move 'x': the game is over").
         return notation.parse(state, text)
 
     def describe(self, state: OuterSpaceState, action: Action) -> str:
         return notation.describe(action)
 
-    def apply(self, state: OuterSpaceState, action: Action) -> Transition[OuterSpaceState]:
-        over = rules.outcome(state)
-        if over is not None:
-            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
-        raw = notation.action_map(state).get(action)
-        if raw is None:
-            raise IllegalMoveError(f"illegal move {notation.describe(action)!r}: {_reason(state, action)}")
+    def _illegal_reason(self, state: OuterSpaceState, action: Action) -> str:
+        return f"illegal move {notation.describe(action)!r}: {_reason(state, action)}"
+
+    def _play(self, state: OuterSpaceState, action: Action) -> OuterSpaceState:
+        return rules.play(state, notation.action_map(state)[action]).state
+
+    def _move(self, state: OuterSpaceState, action: Action) -> tuple[OuterSpaceState, str, list[Note]]:
+        raw = notation.action_map(state)[action]
         played = rules.play(state, raw)
-        mover = _title(state.turn)
+        mover = side_title(state.turn)
         record = notation.describe(action)
         notes: list[Note] = []
         marks = []
@@ -89,7 +94,7 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
             record += " " + " ".join(marks)
         if isinstance(action, Move):
             if played.captured and played.captured.upper() == "N":
-                notes.append(Note(f"{mover}'s Galaxy captured {_title(state.turn.other)}'s Nebula."))
+                notes.append(Note(f"{mover}'s Galaxy captured {side_title(state.turn.other)}'s Nebula."))
             elif played.captured and action.is_shot:
                 notes.append(Note(f"{mover}'s Spaceship shot {rules.describe_piece(played.captured)} "
                                   f"on {action.target}."))
@@ -98,31 +103,25 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
         after = rules.outcome(played.state)
         if after is not None and not (played.captured and played.captured.upper() == "N"):
             notes.append(Note(f"Game over: {after.result} ({after.reason})."))
-        return Transition(played.state, record, tuple(notes))
-
-    def outcome(self, state: OuterSpaceState) -> Outcome | None:
-        return rules.outcome(state)
+        return played.state, record, notes
 
     def perft(self, state: OuterSpaceState, depth: int) -> int:
         return rules.perft(state, depth)
 
     # -- views ------------------------------------------------------------------------------------
 
-    def view(self, state: OuterSpaceState, audience: Recipient) -> View:
-        over = rules.outcome(state)
+    def _extra_status(self, state: OuterSpaceState, over: Outcome | None) -> list[str]:
         status: list[str] = []
         seat = state.turn
-        if over is not None:
-            status.append(f"Game over: {over.result} ({over.reason}).")
-        else:
-            status.append(f"{_title(seat)} to move (move {state.move_number}).")
+        if over is None:
             legal = notation.action_map(state)
-            if list(legal) == [notation.PASS]:
-                status.append(f"{_title(seat)} must pass: the Nebula moved last turn and no other move is legal.")
+            if list(legal) == [PASS]:
+                status.append(f"{side_title(seat)} must pass: the Nebula moved last turn and no other move is legal.")
             elif state.nebula_moved[0 if seat is Seat.WHITE else 1]:
-                status.append(f"{_title(seat)}'s Nebula moved last turn and may not move now.")
+                status.append(f"{side_title(seat)}'s Nebula moved last turn and may not move now.")
             for duty in rules.obligations(state):
-                piece = f"{_title(seat)}'s {PIECE_NAMES[state.board[duty.square].upper()]} on {NAMES[duty.square]}"
+                piece = (f"{side_title(seat)}'s {PIECE_NAMES[state.board[duty.square].upper()]} "
+                         f"on {NAMES[duty.square]}")
                 piece += f" (age {state.ages[duty.square - 40]})"
                 if duty.duty == "exit":
                     when = "this turn" if duty.possible else "as soon as an exit is possible"
@@ -134,8 +133,10 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
                 status.append("2b is occupied: Planets on Black Holes survive, Spaceships cannot enter.")
         if state.quiet >= QUIET_LIMIT // 3 and over is None:  # only worth a line once it starts to matter
             status.append(f"No capture for {state.quiet} plies; drawn at {QUIET_LIMIT} (30-move rule).")
-        return View(diagram=diagram(state), to_move=None if over is not None else seat,
-                    move_number=state.move_number, status=tuple(status))
+        return status
+
+    def _diagram(self, state: OuterSpaceState, flipped: bool) -> str:
+        return diagram(state)  # the spec's one orientation for both sides
 
     def help_text(self) -> str:
         return HELP_TEXT
@@ -157,3 +158,7 @@ def _reason(state: OuterSpaceState, action: Action) -> str:
         return "no such square"
     return refusal(state, SQUARES[action.origin], SQUARES[action.target]) + (
         "" if action.piece in PIECE_NAMES else f" (unknown piece letter {action.piece!r})")
+
+
+#: The class the registry (pbem.variants) plugs in.
+VARIANT = OuterSpaceChess

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from pbem.engine.geometry import KNIGHT as KNIGHT_LEAPS
+from pbem.engine.geometry import Grid, Table, leaps, rays
 from pbem.variants.outer_space.model import HYPER_A, HYPER_BH, HYPER_C, NAMES, ORDINARY_BLACK_HOLES, WHITE_ON_RANK_1
 
 __all__ = [
@@ -22,7 +24,6 @@ __all__ = [
     "SHIP_STEPS",
 ]
 
-Table = tuple[tuple[int, ...], ...]
 
 
 def _square(file: int, rank: int) -> int:
@@ -33,28 +34,15 @@ def _coords(index: int) -> tuple[int, int]:
     return index % 5, index // 5
 
 
-def _leaps(offsets: tuple[tuple[int, int], ...]) -> Table:
-    table = []
-    for index in range(40):
-        file, rank = _coords(index)
-        table.append(tuple(s for df, dr in offsets if (s := _square(file + df, rank + dr)) >= 0))
-    return tuple(table)
+GRID: Final = Grid((5, 8))
 
 
-def _rays(directions: tuple[tuple[int, int], ...]) -> tuple[Table, ...]:
-    table = []
-    for index in range(40):
-        file, rank = _coords(index)
-        rays = []
-        for df, dr in directions:
-            ray, step = [], 1
-            while (s := _square(file + step * df, rank + step * dr)) >= 0:
-                ray.append(s)
-                step += 1
-            if ray:
-                rays.append(tuple(ray))
-        table.append(tuple(rays))
-    return tuple(table)
+def _leaps(offsets: tuple[tuple[int, ...], ...]) -> Table:
+    return leaps(GRID, offsets)
+
+
+def _rays(directions: tuple[tuple[int, ...], ...]) -> tuple[Table, ...]:
+    return rays(GRID, directions)
 
 
 def _mask(squares: tuple[int, ...]) -> int:
@@ -66,14 +54,13 @@ def _mask(squares: tuple[int, ...]) -> int:
 
 _ORTHOGONAL: Final = ((0, 1), (0, -1), (1, 0), (-1, 0))
 _DIAGONAL: Final = ((1, 1), (1, -1), (-1, 1), (-1, -1))
-_KNIGHT: Final = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 
 #: IS_BH[cell] for all 43 cells; 2b included.
 IS_BH: Final[tuple[bool, ...]] = tuple(i in ORDINARY_BLACK_HOLES or i == HYPER_BH for i in range(43))
 #: Rank of each Black Hole in alphabetical order of its name, for the canonical ``/via`` (A17).
 BH_ORDER: Final[dict[int, int]] = {bh: n for n, bh in enumerate(sorted(ORDINARY_BLACK_HOLES, key=NAMES.__getitem__))}
 
-KNIGHT: Final = _leaps(_KNIGHT)
+KNIGHT: Final = _leaps(KNIGHT_LEAPS)
 KING: Final = _leaps(_ORTHOGONAL + _DIAGONAL)
 KNIGHT_MASK: Final = tuple(_mask(t) for t in KNIGHT)
 KING_MASK: Final = tuple(_mask(t) for t in KING)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from pbem.engine import Seat
+from pbem.engine.base import Seat
 
 __all__ = [
     "BLACK_HOLES",

@@ -7,17 +7,15 @@ from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
-from pbem.engine import IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.errors import IllegalMoveError, InvalidMoveError
+from pbem.engine.notation import move_error, strip_annotation, strip_comment_and_number, typography
+from pbem.variants.outer_space.explain import pass_refusal, refusal
 from pbem.variants.outer_space.model import EMPTY, NAMES, PASS, PIECE_NAMES, SQUARES, Action, Move, OuterSpaceState
-from pbem.variants.outer_space.refusals import pass_refusal, refusal
 from pbem.variants.outer_space.rules import PASS_MOVE, RawMove, describe_piece, legal_moves, routes
 
 __all__ = ["action_map", "describe", "obliteration_mark", "parse", "to_action"]
 
-_COMMENT = re.compile(r"//.*", re.DOTALL)
-_NUMBER = re.compile(r"^\d+\s*(?:[.\u2026]\s*)+")
 _RECORD_NOTES = re.compile(r"\([^)]*\)")  # "(P1b6†)" marks copied from a record line
-_ANNOTATION = re.compile(r"[+#!?]+$")
 _SQUARE = r"(1[a-e][1-8]|2[abc])"
 _MOVE = re.compile(rf"^([cpsgn])?{_SQUARE}[-x:]?{_SQUARE}(?:/{_SQUARE})?$")
 _CHESS_SQUARES = re.compile(r"^[cpsgn]?[a-e][1-8][-x:]?[a-e][1-8]")
@@ -53,15 +51,8 @@ def obliteration_mark(cell: str, square: int) -> str:
 
 
 def _clean(text: str) -> str:
-    line = _COMMENT.sub("", text).strip()
-    line = _NUMBER.sub("", line)
-    line = _RECORD_NOTES.sub(" ", line)
-    return _ANNOTATION.sub("", "".join(line.split()).lower())
-
-
-def _error(kind: type[MoveError], text: str, reason: str) -> MoveError:
-    word = "invalid" if kind is InvalidMoveError else "illegal"
-    return kind(f"{word} move {text.strip()!r}: {reason}")
+    line = _RECORD_NOTES.sub(" ", strip_comment_and_number(typography(text)))
+    return strip_annotation("".join(line.split()).lower())
 
 
 def parse(state: OuterSpaceState, text: str) -> Action:
@@ -69,35 +60,35 @@ def parse(state: OuterSpaceState, text: str) -> Action:
     line = _clean(text)
     actions = action_map(state)
     if not line:
-        raise _error(InvalidMoveError, text, f"no move found; write {_EXAMPLES}")
+        raise move_error(InvalidMoveError, text, f"no move found; write {_EXAMPLES}")
     if line == "pass":
         if PASS in actions:
             return PASS
-        raise _error(IllegalMoveError, text, pass_refusal(state) if actions else "the game is over")
+        raise move_error(IllegalMoveError, text, pass_refusal(state) if actions else "the game is over")
     match = _MOVE.match(line)
     if match is None:
         hint = (" (squares start with the board number: 1c3 in ordinary space, 2a 2b 2c in hyperspace)"
                 if _CHESS_SQUARES.match(line) else "")
-        raise _error(InvalidMoveError, text, f"not a move; write {_EXAMPLES}{hint}")
+        raise move_error(InvalidMoveError, text, f"not a move; write {_EXAMPLES}{hint}")
     letter, origin_name, target_name, via_name = match.groups()
     origin, target = SQUARES[origin_name], SQUARES[target_name]
     if not actions:
-        raise _error(IllegalMoveError, text, "the game is over")
+        raise move_error(IllegalMoveError, text, "the game is over")
     cell = state.board[origin]
     if letter and cell != EMPTY and cell.upper() != letter.upper():
-        raise _error(IllegalMoveError, text, f"the piece on {origin_name} is {describe_piece(cell)}, "
+        raise move_error(IllegalMoveError, text, f"the piece on {origin_name} is {describe_piece(cell)}, "
                                              f"not a {PIECE_NAMES[letter.upper()]}")
     found = [a for a, m in actions.items() if m[0] == origin and m[1] == target]
     if not found:
-        raise _error(IllegalMoveError, text, refusal(state, origin, target))
+        raise move_error(IllegalMoveError, text, refusal(state, origin, target))
     action = found[0]  # A17: one move per (piece, from, final square)
     if via_name is not None:
         assert isinstance(action, Move)
         if action.via is None:
-            raise _error(IllegalMoveError, text, "only a Spaceship entering or leaving hyperspace goes via a "
+            raise move_error(IllegalMoveError, text, "only a Spaceship entering or leaving hyperspace goes via a "
                                                  "Black Hole; leave out the '/...'")
         possible = [NAMES[bh] for bh in routes(state, origin, target)]
         if via_name not in possible:
-            raise _error(IllegalMoveError, text, f"the Spaceship cannot reach {target_name} via {via_name}; "
+            raise move_error(IllegalMoveError, text, f"the Spaceship cannot reach {target_name} via {via_name}; "
                                                  f"it can via {' or '.join(possible)}")
     return action

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from pbem.engine import Outcome, Seat
+from pbem.engine.base import Outcome, Seat
 from pbem.variants.outer_space.geometry import (
     BH_ORDER,
     CLUSTER_CAPTURES,

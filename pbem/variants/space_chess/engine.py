@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pbem.engine import IllegalMoveError, Note, Outcome, Seat, Transition, VariantBase, View
-from pbem.engine.base import Recipient
-from pbem.engine.draws import claimable_draw
+from pbem.engine.base import Note, Outcome, Seat, VariantBase, side_title
 from pbem.variants.space_chess import notation, rules
 from pbem.variants.space_chess.diagram import diagram
+from pbem.variants.space_chess.explain import explain
 from pbem.variants.space_chess.helptext import HELP_TEXT
 from pbem.variants.space_chess.model import (
     KING,
@@ -33,52 +32,41 @@ class SpaceChess(VariantBase[SpaceState, Move]):
     title: ClassVar[str] = "Space Chess"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"S{n}" for n in range(1, 17))
 
-    # -- the game ---------------------------------------------------------------------------------
+    # -- the game (hooks of VariantBase) -----------------------------------------------------------
 
-    def setup(self, options: Mapping[str, object] | None = None) -> SpaceState:
-        """The initial position; the engine's own options, overridden by ``options``, are validated here."""
-        return rules.initial_state(parse_options({**self.options, **(options or {})}))
+    def _initial_state(self) -> SpaceState:
+        """The initial position under the engine's options, validated here."""
+        return rules.initial_state(parse_options(self.options))
 
-    def to_act(self, state: SpaceState) -> Seat | None:
-        if rules.outcome(state) is not None:
-            return None
+    def _outcome(self, state: SpaceState) -> Outcome | None:
+        return rules.outcome(state)
+
+    def _side(self, state: SpaceState) -> Seat:
         return rules.seat_of(state.turn)
 
-    def move_number(self, state: SpaceState) -> int:
+    def _fullmove(self, state: SpaceState) -> int:
         return state.fullmove
 
-    def legal_actions(self, state: SpaceState) -> Iterator[Move]:
-        if rules.outcome(state) is not None:
-            return iter(())
-        return iter(rules.legal_moves(state))
+    def _rules_moves(self, state: SpaceState) -> tuple[Move, ...]:
+        return rules.legal_moves(state)
 
-    def parse_action(self, state: SpaceState, text: str) -> Move:
-        self._refuse_if_over(state)
+    def _parse(self, state: SpaceState, text: str) -> Move:
         return notation.parse(state, text)
 
     def describe(self, state: SpaceState, action: Move) -> str:
         return notation.describe(state, action)
 
-    def apply(self, state: SpaceState, action: Move) -> Transition[SpaceState]:
-        self._refuse_if_over(state)
-        if action not in rules.legal_moves(state):
-            raise IllegalMoveError(self._illegal_reason(state, action))
-        new = rules.play(state, action)
-        record = notation.describe(state, action)
-        if rules.in_check(new):
-            record += "+" if rules.legal_moves(new) else "#"
-        return Transition(new, record, tuple(self._notes(state, action, new)))
+    def _play(self, state: SpaceState, action: Move) -> SpaceState:
+        return rules.play(state, action)
 
-    def _refuse_if_over(self, state: SpaceState) -> None:
-        over = rules.outcome(state)
-        if over is not None:
-            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
+    def _in_check(self, state: SpaceState) -> bool:
+        return rules.in_check(state)
 
     def _illegal_reason(self, state: SpaceState, action: Move) -> str:
         if not all(0 <= s < 192 for s in action[:3]):
             return f"illegal move {action!r}: no such square"
         text = f"{square_name(action.origin)}-{square_name(action.final)}"
-        reason = rules.explain(state, action.origin, action.landing, action.final >> 6,
+        reason = explain(state, action.origin, action.landing, action.final >> 6,
                                action.promotion or None)
         return f"illegal move {text!r}: {reason}"
 
@@ -113,40 +101,28 @@ class SpaceChess(VariantBase[SpaceState, Move]):
             notes.append(Note(f"{other}'s king on {square_name(king)} is in check."))
         return notes
 
-    # -- results ----------------------------------------------------------------------------------
+    # -- results and views -------------------------------------------------------------------------
 
-    def outcome(self, state: SpaceState) -> Outcome | None:
-        return rules.outcome(state)
+    def _draw_counters(self, state: SpaceState) -> tuple[int, int]:
+        return state.halfmove, rules.repetitions(state)
 
-    def claim_draw(self, state: SpaceState) -> Outcome | None:
-        return claimable_draw(rules.outcome(state) is not None, state.halfmove, rules.repetitions(state))
+    def _check_line(self, state: SpaceState) -> str:
+        who = side_title(self._side(state))
+        return f"{who}'s king on {square_name(rules.king_square(state, state.turn))} is in check."
 
-    # -- views ------------------------------------------------------------------------------------
-
-    def view(self, state: SpaceState, audience: Recipient) -> View:
-        over = rules.outcome(state)
-        seat = rules.seat_of(state.turn)
-        who = seat.value.capitalize()
+    def _extra_status(self, state: SpaceState, over: Outcome | None) -> list[str]:
         status: list[str] = []
-        if over is not None:
-            status.append(f"Game over: {over.result} ({over.reason}).")
-        else:
-            status.append(f"{who} to move (move {state.fullmove}).")
-            if rules.in_check(state):
-                status.append(f"{who}'s king on {square_name(rules.king_square(state, state.turn))} is in check.")
-            claim = self.claim_draw(state)
-            if claim is not None:
-                status.append(f"{who} may claim a draw ({claim.reason}) by sending 'draw'.")
+        claim = self.claim_draw(state)
+        if over is None and claim is not None:
+            status.append(f"{side_title(self._side(state))} may claim a draw ({claim.reason}) by sending 'draw'.")
         changed = state.options.changed()
         if changed:
             status.append("Options: " + ", ".join(f"{key}={value}" for key, value in changed.items())
                           + " (see 'help space-chess').")
-        return View(
-            diagram=diagram(state, flipped=audience is Seat.BLACK),
-            to_move=None if over is not None else seat,
-            move_number=state.fullmove,
-            status=tuple(status),
-        )
+        return status
+
+    def _diagram(self, state: SpaceState, flipped: bool) -> str:
+        return diagram(state, flipped=flipped)
 
     def help_text(self) -> str:
         return HELP_TEXT
@@ -164,3 +140,7 @@ class SpaceChess(VariantBase[SpaceState, Move]):
 
     def load(self, data: Mapping[str, Any]) -> SpaceState:
         return load_state(data)
+
+
+#: The class the registry (pbem.variants) plugs in.
+VARIANT = SpaceChess

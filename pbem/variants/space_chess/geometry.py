@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from pbem.engine.geometry import KNIGHT, Grid, leaps, rays
 from pbem.variants.space_chess.model import KING_SYMBOLS, LEVELS, Options
 
 __all__ = [
@@ -20,52 +21,20 @@ __all__ = [
 
 SQUARES = range(LEVELS * 64)
 
-_KNIGHT = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+GRID = Grid((8, 8, LEVELS))  # file, rank, level: index = level * 64 + rank * 8 + file
 _KING = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 _ROOK = ((1, 0), (0, 1), (-1, 0), (0, -1))
 _BISHOP = ((1, 1), (-1, 1), (-1, -1), (1, -1))
 
-
-def _on_level(index: int, df: int, dr: int) -> int | None:
-    """The square ``df`` files and ``dr`` ranks away on the same level, or None off the board."""
-    level, rest = divmod(index, 64)
-    rank, file = divmod(rest, 8)
-    file, rank = file + df, rank + dr
-    if 0 <= file < 8 and 0 <= rank < 8:
-        return level * 64 + rank * 8 + file
-    return None
-
-
-def _steps(deltas: tuple[tuple[int, int], ...]) -> tuple[tuple[int, ...], ...]:
-    table = []
-    for index in SQUARES:
-        table.append(tuple(t for df, dr in deltas if (t := _on_level(index, df, dr)) is not None))
-    return tuple(table)
-
-
-def _rays(deltas: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    table = []
-    for index in SQUARES:
-        rays = []
-        for df, dr in deltas:
-            ray, step = [], 1
-            while (t := _on_level(index, df * step, dr * step)) is not None:
-                ray.append(t)
-                step += 1
-            if ray:
-                rays.append(tuple(ray))
-        table.append(tuple(rays))
-    return tuple(table)
-
-
-KNIGHT_JUMPS = _steps(_KNIGHT)
-KING_STEPS = _steps(_KING)
-ROOK_RAYS = _rays(_ROOK)
-BISHOP_RAYS = _rays(_BISHOP)
+# Every orthodox move stays on its level: the level step of each delta is 0.
+KNIGHT_JUMPS = leaps(GRID, KNIGHT)
+KING_STEPS = leaps(GRID, _KING)
+ROOK_RAYS = rays(GRID, _ROOK)
+BISHOP_RAYS = rays(GRID, _BISHOP)
 #: PAWN_CAPTURES[colour][sq]: squares a pawn of that colour on sq attacks (colour index 0 White, 1 Black).
-PAWN_CAPTURES = (_steps(((-1, 1), (1, 1))), _steps(((-1, -1), (1, -1))))
+PAWN_CAPTURES = (leaps(GRID, ((-1, 1), (1, 1))), leaps(GRID, ((-1, -1), (1, -1))))
 #: PAWN_ATTACKERS[colour][sq]: squares from which a pawn of that colour attacks sq.
-PAWN_ATTACKERS = (_steps(((-1, -1), (1, -1))), _steps(((-1, 1), (1, 1))))
+PAWN_ATTACKERS = (leaps(GRID, ((-1, -1), (1, -1))), leaps(GRID, ((-1, 1), (1, 1))))
 
 
 class Markings:

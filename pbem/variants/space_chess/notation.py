@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
+from pbem.engine.notation import move_error, strip_annotation, strip_comment_and_number, typography
+from pbem.variants.space_chess.explain import castling_error, explain
 from pbem.variants.space_chess.model import (
     FILES,
     KING,
@@ -15,13 +17,10 @@ from pbem.variants.space_chess.model import (
     SpaceState,
     square_name,
 )
-from pbem.variants.space_chess.rules import castling_error, explain, is_capture, legal_moves
+from pbem.variants.space_chess.rules import is_capture, legal_moves
 
-__all__ = ["describe", "is_castling", "parse", "strip_decorations"]
+__all__ = ["describe", "is_castling", "parse"]
 
-_COMMENT = re.compile(r"//.*", re.DOTALL)
-_NUMBER = re.compile(r"^\d+\s*(?:[.\u2026]\s*)+")
-_ANNOTATION = re.compile(r"[+#!?]+$")
 _SPACE = re.compile(r"\s+")
 
 #: A level after the rank: ``(2)``, ``(b)`` or a bare letter ``b``; letters are the re-issue's A (top) .. C (bottom).
@@ -31,11 +30,6 @@ _LONG = re.compile(rf"^([kqrbnp])?{_SQUARE}([-x:])?{_SQUARE}(?:=?\(?([qrbn])\)?)
 _CASTLE = re.compile(rf"^(o-o-o|0-0-0|ooo|000|o-o|0-0|oo|00){_LEVEL.replace('([abc])', '([123abc])')}$")
 _LEVEL_NUMBER = {"1": 0, "2": 1, "3": 2, "c": 0, "b": 1, "a": 2}
 _PROMOTION = {"q": 5, "r": 4, "b": 3, "n": 2}
-
-
-def strip_decorations(text: str) -> str:
-    """Drop a ``// comment``, a move-number prefix (``12.``, ``12...``) and surrounding blanks."""
-    return _NUMBER.sub("", _COMMENT.sub("", text).strip()).strip()
 
 
 def is_castling(state: SpaceState, move: Move) -> bool:
@@ -53,11 +47,6 @@ def describe(state: SpaceState, move: Move) -> str:
     return f"{letter}{square_name(move.origin)}{sep}{square_name(move.final)}{promotion}"
 
 
-def _error(kind: type[MoveError], text: str, reason: str) -> MoveError:
-    word = {InvalidMoveError: "invalid", AmbiguousMoveError: "ambiguous"}.get(kind, "illegal")
-    return kind(f"{word} move {text.strip()!r}: {reason}")
-
-
 def _level(paren: str | None, bare: str | None) -> int | None:
     token = paren or bare
     return None if token is None else _LEVEL_NUMBER[token]
@@ -65,9 +54,9 @@ def _level(paren: str | None, bare: str | None) -> int | None:
 
 def parse(state: SpaceState, text: str) -> Move:
     """One move line as the legal move it names; the level may be left out where only one move fits."""
-    line = _SPACE.sub("", _ANNOTATION.sub("", strip_decorations(text).lower()))
+    line = _SPACE.sub("", strip_annotation(strip_comment_and_number(typography(text)).lower()))
     if not line:
-        raise _error(InvalidMoveError, text, "no move found; write e.g. 'Pe2(1)-e4(2)' or 'O-O'")
+        raise move_error(InvalidMoveError, text, "no move found; write e.g. 'Pe2(1)-e4(2)' or 'O-O'")
     match = _CASTLE.match(line)
     if match:
         side, paren, bare = match.groups()
@@ -75,7 +64,7 @@ def parse(state: SpaceState, text: str) -> Move:
                                level=_level(paren, bare))
     match = _LONG.match(line)
     if match is None:
-        raise _error(InvalidMoveError, text, "not a move; write piece, from-square with level, - or x, "
+        raise move_error(InvalidMoveError, text, "not a move; write piece, from-square with level, - or x, "
                      "to-square with level, e.g. 'Pe2(1)-e4(2)', 'Ng1(1)-f3(3)', 'Rc3(2)xc7(2)' or 'O-O(2)'")
     letter, file1, rank1, paren1, bare1, _sep, file2, rank2, paren2, bare2, promo = match.groups()
     from_level, to_level = _level(paren1, bare1), _level(paren2, bare2)
@@ -94,7 +83,7 @@ def parse(state: SpaceState, text: str) -> Move:
         if not kept:
             own = [o for o in origins if board[o] * state.turn > 0]
             if len(own) == 1 and abs(board[own[0]]) != wanted:
-                raise _error(IllegalMoveError, text, f"there is a {PIECE_NAMES[abs(board[own[0]])]} on "
+                raise move_error(IllegalMoveError, text, f"there is a {PIECE_NAMES[abs(board[own[0]])]} on "
                              f"{square_name(own[0])}, not a {PIECE_NAMES[wanted]}")
         found = kept
         origins = [o for o in origins if abs(board[o]) == wanted] or origins
@@ -102,11 +91,11 @@ def parse(state: SpaceState, text: str) -> Move:
         return found[0]
     if found:
         if len({(m.origin, m.final) for m in found}) == 1:
-            raise _error(AmbiguousMoveError, text, "say what the pawn promotes to: add =Q, =R, =B or =N")
+            raise move_error(AmbiguousMoveError, text, "say what the pawn promotes to: add =Q, =R, =B or =N")
         options = sorted(describe(state, m) for m in found)
-        raise _error(AmbiguousMoveError, text, f"it could be {' or '.join(options)}; write the levels, "
+        raise move_error(AmbiguousMoveError, text, f"it could be {' or '.join(options)}; write the levels, "
                      f"e.g. {options[0]!r}")
-    raise _error(IllegalMoveError, text, _reason(state, origins, from_base, to_base, to_level, promotion))
+    raise move_error(IllegalMoveError, text, _reason(state, origins, from_base, to_base, to_level, promotion))
 
 
 def _reason(state: SpaceState, origins: list[int], from_base: int, to_base: int, to_level: int | None,
@@ -134,10 +123,10 @@ def _parse_castling(state: SpaceState, text: str, *, kingside: bool, level: int 
     home = 0 if state.turn == WHITE else 2
     wanted = home if level is None else level
     if wanted not in (home, 1):
-        raise _error(IllegalMoveError, text, f"after castling king and rook are on level {home + 1} (they stay) "
+        raise move_error(IllegalMoveError, text, f"after castling king and rook are on level {home + 1} (they stay) "
                      "or on level 2 (they transfer together, ruling S6)")
     for move in legal_moves(state):
         if is_castling(state, move) and (move.landing & 7 == 6) == kingside and move.final >> 6 == wanted:
             return move
-    raise _error(IllegalMoveError, text, castling_error(state, kingside, wanted != home))
+    raise move_error(IllegalMoveError, text, castling_error(state, kingside, wanted != home))
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from pbem.engine import IllegalMoveError, Note, Outcome, Seat, Transition, VariantBase, View
-from pbem.engine.base import Recipient
-from pbem.engine.draws import claimable_draw
+from pbem.engine.base import Note, Outcome, Seat, VariantBase
 from pbem.variants.tri_d import notation, rules
 from pbem.variants.tri_d.diagram import diagram
 from pbem.variants.tri_d.explain import explain
@@ -77,78 +75,61 @@ class TriDChess(VariantBase[TriDState, Move]):
     title: ClassVar[str] = "Victor Rules Space Chess (tri-d)"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"V{n}" for n in range(1, 18))
 
-    # -- the game ---------------------------------------------------------------------------------
+    # -- the game (hooks of VariantBase) -----------------------------------------------------------
 
-    def setup(self, options: Mapping[str, object] | None = None) -> TriDState:
-        return rules.initial_state(parse_options(options if options else self.options))
+    def _initial_state(self) -> TriDState:
+        return rules.initial_state(parse_options(self.options))
 
-    def to_act(self, state: TriDState) -> Seat | None:
-        if rules.outcome(state) is not None:
-            return None
+    def _outcome(self, state: TriDState) -> Outcome | None:
+        return rules.outcome(state)
+
+    def _side(self, state: TriDState) -> Seat:
         return _seat(state.turn)
 
-    def move_number(self, state: TriDState) -> int:
+    def _fullmove(self, state: TriDState) -> int:
         return state.fullmove
 
-    def legal_actions(self, state: TriDState) -> Iterator[Move]:
-        if rules.automatic_draw(state) is not None:
-            return
-        yield from rules.legal_moves(state)
+    def _rules_moves(self, state: TriDState) -> tuple[Move, ...]:
+        return rules.legal_moves(state)
 
-    def parse_action(self, state: TriDState, text: str) -> Move:
-        over = rules.outcome(state)
-        if over is not None:
-            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
+    def _parse(self, state: TriDState, text: str) -> Move:
         return notation.parse(state, text)
 
     def describe(self, state: TriDState, action: Move) -> str:
         return notation.describe(state, action)
 
-    def apply(self, state: TriDState, action: Move) -> Transition[TriDState]:
-        over = rules.outcome(state)
-        if over is not None:
-            raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
-        if action not in rules.legal_moves(state):
-            if not _well_formed(action):
-                raise IllegalMoveError(f"illegal move {action!r}: not a move of this game")
-            raise IllegalMoveError(f"illegal move {notation.describe(state, action)!r}: {explain(state, action)}")
-        new = rules.play(state, action)
-        record = notation.describe(state, action)
-        if rules.in_check(new):
-            record += "+" if rules.legal_moves(new) else "#"
-        before = dict(state.boards)
-        notes = [Note(f"The attack board at {PINS[pin].name} now belongs to {COLOR_NAMES[owner]} (ruling V12).")
-                 for pin, owner in new.boards if before.get(pin, owner) != owner]
-        return Transition(new, record, tuple(notes))
+    def _illegal_reason(self, state: TriDState, action: Move) -> str:
+        if not _well_formed(action):
+            return f"illegal move {action!r}: not a move of this game"
+        return f"illegal move {notation.describe(state, action)!r}: {explain(state, action)}"
 
-    # -- results ----------------------------------------------------------------------------------
+    def _play(self, state: TriDState, action: Move) -> TriDState:
+        return rules.play(state, action)
 
-    def outcome(self, state: TriDState) -> Outcome | None:
-        return rules.outcome(state)
+    def _in_check(self, state: TriDState) -> bool:
+        return rules.in_check(state)
 
-    def claim_draw(self, state: TriDState) -> Outcome | None:
-        return claimable_draw(rules.outcome(state) is not None, state.halfmove, rules.repetitions(state))
+    def _notes(self, before: TriDState, action: Move, after: TriDState) -> list[Note]:
+        owners = dict(before.boards)
+        return [Note(f"The attack board at {PINS[pin].name} now belongs to {COLOR_NAMES[owner]} (ruling V12).")
+                for pin, owner in after.boards if owners.get(pin, owner) != owner]
+
+    # -- results and views -------------------------------------------------------------------------
+
+    def _draw_counters(self, state: TriDState) -> tuple[int, int]:
+        return state.halfmove, rules.repetitions(state)
 
     def perft(self, state: TriDState, depth: int) -> int:
         """Leaf count straight on the board arrays, without notation, history or draw checks."""
         return rules.perft(state, depth)
 
-    # -- views ------------------------------------------------------------------------------------
+    def _extra_status(self, state: TriDState, over: Outcome | None) -> list[str]:
+        if over is None and any(m.kind == EP for m in rules.legal_moves(state)):
+            return [f"En passant capture possible on {square_name(state.ep)}."]
+        return []
 
-    def view(self, state: TriDState, audience: Recipient) -> View:
-        over = rules.outcome(state)
-        status: list[str] = []
-        to_move = _seat(state.turn)
-        if over is not None:
-            status.append(f"Game over: {over.result} ({over.reason}).")
-        else:
-            status.append(f"{COLOR_NAMES[state.turn]} to move (move {state.fullmove}).")
-            if rules.in_check(state):
-                status.append(f"{COLOR_NAMES[state.turn]} is in check.")
-            if any(m.kind == EP for m in rules.legal_moves(state)):
-                status.append(f"En passant capture possible on {square_name(state.ep)}.")
-        return View(diagram=diagram(state), to_move=None if over is not None else to_move,
-                    move_number=state.fullmove, status=tuple(status))
+    def _diagram(self, state: TriDState, flipped: bool) -> str:
+        return diagram(state)  # one fixed orientation: the levels read the same for both sides
 
     def help_text(self) -> str:
         return HELP_TEXT
@@ -190,3 +171,7 @@ def _validate(state: TriDState) -> None:
         kings = [c for c in state.board if c and type_of(c) == KING and (c >> 3) & 1 == color]
         if len(kings) != 1:
             raise ValueError(f"{COLOR_NAMES[color]} needs exactly one king, not {len(kings)}")
+
+
+#: The class the registry (pbem.variants) plugs in.
+VARIANT = TriDChess

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pbem.engine.geometry import Grid, rays
 from pbem.variants.tri_d.model import (
     BLACK,
     BOX,
@@ -29,31 +30,17 @@ def _in_box(file: int, rank: int, level: int) -> bool:
     return 0 <= file < NFILES and 0 <= rank < NRANKS and 1 <= level <= NLEVELS
 
 
-def _rays(directions: list[tuple[int, int, int]]) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    # Sliders pass through every named position, surface or not (spec 2.4, V13), so the rays
-    # do not depend on where the attack boards are.
-    table = []
-    for p in range(BOX):
-        f, r, lv = file_of(p), rank_of(p), level_of(p)
-        rays = []
-        for df, dr, dl in directions:
-            ray = []
-            x, y, z = f + df, r + dr, lv + dl
-            while _in_box(x, y, z):
-                ray.append(pos(x, y, z))
-                x, y, z = x + df, y + dr, z + dl
-            if ray:
-                rays.append(tuple(ray))
-        table.append(tuple(rays))
-    return tuple(table)
+# Sliders pass through every named position, surface or not (spec 2.4, V13), so the rays
+# do not depend on where the attack boards are.
+_GRID = Grid((NFILES, NRANKS, NLEVELS))  # the level axis counts from 0 here: pos(f, r, lv) = index (f, r, lv - 1)
 
 
 _ORTHOGONAL = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
 # Two-dimensional diagonals only (v0.1.1 changelog): (F,R), (R,L) and (F,L) planes, 12 directions.
 _DIAGONAL = [(a, b, 0) for a in (1, -1) for b in (1, -1)] + [(0, a, b) for a in (1, -1) for b in (1, -1)] + [
     (a, 0, b) for a in (1, -1) for b in (1, -1)]
-ORTHOGONAL_RAYS = _rays(_ORTHOGONAL)
-DIAGONAL_RAYS = _rays(_DIAGONAL)
+ORTHOGONAL_RAYS = rays(_GRID, _ORTHOGONAL)
+DIAGONAL_RAYS = rays(_GRID, _DIAGONAL)
 
 _KNIGHT = [(a * x, b * y, 0) for x, y in ((1, 2), (2, 1)) for a in (1, -1) for b in (1, -1)] + [
     (a * x, 0, b * y) for x, y in ((1, 2), (2, 1)) for a in (1, -1) for b in (1, -1)] + [

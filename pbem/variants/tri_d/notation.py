@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
+from pbem.engine.notation import castling_side, move_error, strip_decorations, typography
 from pbem.variants.tri_d.explain import explain
 from pbem.variants.tri_d.model import (
     BOARD,
@@ -24,23 +25,12 @@ from pbem.variants.tri_d.model import (
 )
 from pbem.variants.tri_d.rules import CASTLING_SQUARES, legal_moves
 
-__all__ = ["describe", "parse", "strip_decorations"]
+__all__ = ["describe", "parse"]
 
-_COMMENT = re.compile(r"//.*", re.DOTALL)
-_NUMBER = re.compile(r"^\d+\s*(?:[.\u2026]\s*)+")
-_ANNOTATION = re.compile(r"[+#!?]+$")
-_CASTLE_SHORT = re.compile(r"^(?:o-o|0-0|oo|00)$")
-_CASTLE_LONG = re.compile(r"^(?:o-o-o|0-0-0|ooo|000)$")
 _SQ = r"[a-z]\d\(\d\)"
 _BOARD = re.compile(rf"^@({_SQ})(?:-|x|:|to)?@?({_SQ})(?:[=/]?([qrbn])|\(([qrbn])\))?$")
 _PIECE = re.compile(rf"^([kqrbnp])?({_SQ})([-x:]?)({_SQ})(?:[=/]?([qrbn])|\(([qrbn])\))?(e\.?p\.?)?$")
 _EXAMPLES = "write e.g. 'Pb2(2)-b4(2)', 'Nb1(2)-b3(4)', 'O-O' or '@b1(1)-b1(3)'"
-
-
-def strip_decorations(text: str) -> str:
-    """Drop a comment, a move-number prefix and trailing +, #, ! and ? marks."""
-    line = _NUMBER.sub("", _COMMENT.sub("", text).strip()).strip()
-    return _ANNOTATION.sub("", line).strip()
 
 
 def describe(state: TriDState, move: Move) -> str:
@@ -59,18 +49,14 @@ def describe(state: TriDState, move: Move) -> str:
     return f"{letter}{square_name(move.src)}{sep}{square_name(move.dst)}{promotion}"
 
 
-def _error(kind: type[MoveError], text: str, reason: str) -> MoveError:
-    word = {InvalidMoveError: "invalid", AmbiguousMoveError: "ambiguous"}.get(kind, "illegal")
-    return kind(f"{word} move {text.strip()!r}: {reason}")
-
-
 def parse(state: TriDState, text: str) -> Move:
     """One move line as the legal move it names; errors say why not."""
-    line = re.sub(r"\s+", "", strip_decorations(text).lower())
+    line = re.sub(r"\s+", "", strip_decorations(typography(text)).lower())
     if not line:
-        raise _error(InvalidMoveError, text, f"no move found; {_EXAMPLES}")
-    if _CASTLE_SHORT.match(line) or _CASTLE_LONG.match(line):
-        side = CASTLE_K if _CASTLE_SHORT.match(line) else CASTLE_Q
+        raise move_error(InvalidMoveError, text, f"no move found; {_EXAMPLES}")
+    kingside = castling_side(line)
+    if kingside is not None:
+        side = CASTLE_K if kingside else CASTLE_Q
         return _match(state, text, Move(side, *CASTLING_SQUARES[(state.turn, side)][:2]))
     match = _BOARD.match(line)
     if match:
@@ -78,7 +64,7 @@ def parse(state: TriDState, text: str) -> Move:
         pins = []
         for name in (source, target):
             if name not in PIN_INDEX:
-                raise _error(InvalidMoveError, text, f"{name} is not a pin position; attack boards stand on "
+                raise move_error(InvalidMoveError, text, f"{name} is not a pin position; attack boards stand on "
                              "b or e pins such as b1(1), e4(3), b8(7)")
             pins.append(PIN_INDEX[name])
         promo = _promo(promo_a or promo_b)
@@ -89,17 +75,17 @@ def parse(state: TriDState, text: str) -> Move:
         try:
             src, dst = parse_square(source), parse_square(target)
         except ValueError as error:
-            raise _error(InvalidMoveError, text, f"{error}; files run a-f, ranks 0-9, levels 1-7") from None
+            raise move_error(InvalidMoveError, text, f"{error}; files run a-f, ranks 0-9, levels 1-7") from None
         code = state.board[src]
         if letter and code and PIECE_LETTERS[type_of(code)].lower() != letter:
-            raise _error(IllegalMoveError, text, f"there is a {PIECE_NAMES[type_of(code)]} on {square_name(src)}, "
+            raise move_error(IllegalMoveError, text, f"there is a {PIECE_NAMES[type_of(code)]} on {square_name(src)}, "
                          f"not a {PIECE_NAMES[PIECE_LETTERS.index(letter.upper())]}")
         promo = _promo(promo_a or promo_b)
         return _match(state, text, Move(EP if ep else NORMAL, src, dst, promo), promo_given=bool(promo),
                       ep_given=bool(ep))
     if line.startswith("@"):
-        raise _error(InvalidMoveError, text, "an attack-board move names two pins, e.g. '@b1(1)-b1(3)'")
-    raise _error(InvalidMoveError, text, f"not a move; squares are written file, rank and (level): {_EXAMPLES}")
+        raise move_error(InvalidMoveError, text, "an attack-board move names two pins, e.g. '@b1(1)-b1(3)'")
+    raise move_error(InvalidMoveError, text, f"not a move; squares are written file, rank and (level): {_EXAMPLES}")
 
 
 def _promo(letter: str | None) -> int:
@@ -117,5 +103,5 @@ def _match(state: TriDState, text: str, wanted: Move, *, promo_given: bool = Fal
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        raise _error(AmbiguousMoveError, text, "say what the pawn promotes to: add =Q, =R, =B or =N")
-    raise _error(IllegalMoveError, text, explain(state, wanted))
+        raise move_error(AmbiguousMoveError, text, "say what the pawn promotes to: add =Q, =R, =B or =N")
+    raise move_error(IllegalMoveError, text, explain(state, wanted))

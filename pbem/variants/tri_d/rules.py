@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import replace
 from functools import lru_cache
 
-from pbem.engine import Outcome, Seat
+from pbem.engine.base import Outcome, Seat
 from pbem.variants.tri_d.geometry import ADJACENT, DIAGONAL_RAYS, ORTHOGONAL_RAYS, Geometry, geometry_for
 from pbem.variants.tri_d.model import (
     BISHOP,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.engine import Seat
+from pbem.engine.base import Seat
 from pbem.variants.voidrider.geometry import SQUARE_NAMES, cell, file_of, rank_of
 from pbem.variants.voidrider.model import EMPTY, PIECE_NAMES, VOID, Move, VoidriderState
 from pbem.variants.voidrider.rules import (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pbem.engine.geometry import DIAGONAL, KING, KNIGHT, ORTHOGONAL, Grid, Table, leaps, rays
+
 __all__ = [
     "ALL_RAYS",
     "BLACK_PAWN_ATTACKERS",
@@ -36,9 +38,7 @@ CELLS = WIDTH * HEIGHT
 
 #: Orthogonal directions by index (file step, rank step); diagonals follow them in ALL_RAYS.
 EAST, WEST, NORTH, SOUTH = 0, 1, 2, 3
-_ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
-_DIAGONAL = ((1, 1), (-1, 1), (1, -1), (-1, -1))
-_KNIGHT = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+GRID = Grid((WIDTH, HEIGHT))
 
 
 def cell(file: int, rank: int) -> int:
@@ -71,28 +71,9 @@ def parse_square(name: str) -> int:
         raise ValueError(f"not a square of the 7x9 area (a1 to g9): {name!r}") from None
 
 
-def _inside(file: int, rank: int) -> bool:
-    return 0 <= file < WIDTH and 0 <= rank < HEIGHT
-
-
-def _ray(index: int, df: int, dr: int) -> tuple[int, ...]:
-    file, rank, cells = file_of(index) + df, rank_of(index) + dr, []
-    while _inside(file, rank):
-        cells.append(cell(file, rank))
-        file, rank = file + df, rank + dr
-    return tuple(cells)
-
-
-def _steps(index: int, deltas: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
-    file, rank = file_of(index), rank_of(index)
-    return tuple(cell(file + df, rank + dr) for df, dr in deltas if _inside(file + df, rank + dr))
-
-
 #: Per cell, the cells along each direction out to the edge of the area (empty tuples kept in place).
-ORTHOGONAL_RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(_ray(i, df, dr) for df, dr in _ORTHOGONAL) for i in range(CELLS))
-DIAGONAL_RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(_ray(i, df, dr) for df, dr in _DIAGONAL) for i in range(CELLS))
+ORTHOGONAL_RAYS: tuple[Table, ...] = rays(GRID, ORTHOGONAL, keep_empty=True)
+DIAGONAL_RAYS: tuple[Table, ...] = rays(GRID, DIAGONAL, keep_empty=True)
 ALL_RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     ORTHOGONAL_RAYS[i] + DIAGONAL_RAYS[i] for i in range(CELLS))
 
@@ -100,9 +81,9 @@ ALL_RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 ORTHOGONAL_STEPS: tuple[tuple[int, ...], ...] = tuple(
     tuple(ray[0] if ray else -1 for ray in ORTHOGONAL_RAYS[i]) for i in range(CELLS))
 #: Per cell, the cells sharing a side with it (the adjacency test of a space move).
-SIDE_NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_steps(i, _ORTHOGONAL) for i in range(CELLS))
-KING_STEPS: tuple[tuple[int, ...], ...] = tuple(_steps(i, _ORTHOGONAL + _DIAGONAL) for i in range(CELLS))
-KNIGHT_LEAPS: tuple[tuple[int, ...], ...] = tuple(_steps(i, _KNIGHT) for i in range(CELLS))
+SIDE_NEIGHBOURS: Table = leaps(GRID, ORTHOGONAL)
+KING_STEPS: Table = leaps(GRID, KING)
+KNIGHT_LEAPS: Table = leaps(GRID, KNIGHT)
 #: Per cell, where a white (black) pawn would have to stand to attack it.
-WHITE_PAWN_ATTACKERS: tuple[tuple[int, ...], ...] = tuple(_steps(i, ((-1, -1), (1, -1))) for i in range(CELLS))
-BLACK_PAWN_ATTACKERS: tuple[tuple[int, ...], ...] = tuple(_steps(i, ((-1, 1), (1, 1))) for i in range(CELLS))
+WHITE_PAWN_ATTACKERS: Table = leaps(GRID, ((-1, -1), (1, -1)))
+BLACK_PAWN_ATTACKERS: Table = leaps(GRID, ((-1, 1), (1, 1)))

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pbem.engine import Seat
+from pbem.engine.base import Seat
 from pbem.variants.voidrider.geometry import CELLS, HEIGHT, SQUARE_NAMES, WIDTH, cell
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from pbem.engine import Outcome, Seat
+from pbem.engine.base import Outcome, Seat
 from pbem.variants.voidrider.geometry import (
     ALL_RAYS,
     BLACK_PAWN_ATTACKERS,

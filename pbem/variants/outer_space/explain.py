@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.engine import Seat
+from pbem.engine.base import Seat
 from pbem.variants.outer_space.geometry import IS_BH, SHIP_STEPS
 from pbem.variants.outer_space.model import EMPTY, HYPER_BH, NAMES, PIECE_NAMES, OuterSpaceState
 from pbem.variants.outer_space.rules import PASS_MOVE, describe_piece, legal_moves, obligations, zone_sources

@@ -7,12 +7,13 @@ from collections.abc import Callable, Sequence
 
 from sqlmodel import Session, col, select
 
+from pbem.app.game_state import engine_for
 from pbem.engine.base import Seat
+from pbem.engine.capabilities import RecordExport
+from pbem.engine.notation import wrap_words
 from pbem.store.models import Account, Game, MoveRecord
-from pbem.variants import get_variant
-from pbem.variants.hyperspace import pgn as hyperspace_pgn
 
-__all__ = ["MOVETEXT", "game_record", "load_game_record", "mail_record", "numbered_movetext"]
+__all__ = ["game_record", "load_game_record", "mail_record", "movetext_writer", "numbered_movetext"]
 
 log = logging.getLogger(__name__)
 
@@ -40,19 +41,24 @@ def numbered_movetext(moves: Sequence[MoveRecord]) -> list[str]:
     return words
 
 
-def _hyperspace_movetext(moves: Sequence[MoveRecord]) -> list[str]:
-    if any(not row.state_after for row in moves):
-        raise ValueError("a turn was stored without its position")  # rows from before positions were kept
-    return hyperspace_pgn.movetext_words([hyperspace_pgn.Ply(row.record, row.state_after) for row in moves])
+def movetext_writer(game: Game) -> Callable[[Sequence[MoveRecord]], list[str]] | None:
+    """The PGN movetext writer of ``game``'s variant if it exports records (RecordExport), else None."""
+    engine = engine_for(game)
+    if not isinstance(engine, RecordExport):
+        return None
+    exporter = engine
 
+    def writer(moves: Sequence[MoveRecord]) -> list[str]:
+        if any(not row.state_after for row in moves):
+            raise ValueError("a turn was stored without its position")  # rows from before positions were kept
+        return exporter.movetext([(row.record, row.state_after) for row in moves])
 
-#: Variants whose record is a PGN that a chess program reads; the others write numbered_movetext.
-MOVETEXT: dict[str, Callable[[Sequence[MoveRecord]], list[str]]] = {"hyperspace": _hyperspace_movetext}
+    return writer
 
 
 def _pgn_movetext(game: Game, moves: Sequence[MoveRecord]) -> list[str] | None:
     """The PGN movetext of ``game`` if its variant has a writer that can read these rows, else None."""
-    writer = MOVETEXT.get(game.variant)
+    writer = movetext_writer(game)
     if writer is None:
         return None
     try:
@@ -72,13 +78,13 @@ def _record(game: Game, words: list[str], white: str, black: str, site: str) -> 
         _tag("White", white),
         _tag("Black", black),
         _tag("Result", game.result),
-        _tag("Variant", get_variant(game.variant, game.options).title),
+        _tag("Variant", engine_for(game).title),
     ]
     if game.time_control:
         tags.append(_tag("TimeControl", game.time_control))
     if game.reason:
         tags.append(_tag("Termination", game.reason))
-    lines = hyperspace_pgn.wrap_words([*words, game.result], WIDTH)
+    lines = wrap_words([*words, game.result], WIDTH)
     return "\n".join(tags) + "\n\n" + "\n".join(lines)
 
 
