@@ -67,8 +67,8 @@ class Sweeper:
     def _sweep_game(self, game_id: int, now: datetime) -> int:
         with self.db.transaction() as session:
             game = session.exec(self.db.locked(select(Game).where(Game.id == game_id))).first()
-            due = game is not None and game.status == GameStatus.ACTIVE and game.next_event_at is not None
-            if game is None or not due or game.next_event_at is None or game.next_event_at > now:
+            if (game is None or game.status != GameStatus.ACTIVE or game.next_event_at is None
+                    or game.next_event_at > now):
                 return 0  # another sweep (or a move) got there first
             ctx = Context(session=session, services=self.services)
             ctx.touched_games[game_id] = game
