@@ -44,8 +44,9 @@ class Sweeper:
         now = self.services.now()
         changed = self._end_vacations(now)
         with self.db.read() as session:
-            due = list(session.exec(select(Game.id).where(Game.status == GameStatus.ACTIVE,
-                                                          col(Game.next_event_at) <= now)))
+            rows = session.exec(select(Game.id).where(Game.status == GameStatus.ACTIVE,
+                                                      col(Game.next_event_at) <= now))
+            due = [game_id for game_id in rows if game_id is not None]  # stored rows always have one
         for game_id in due:
             try:
                 changed += self._sweep_game(game_id, now)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import chess
 import chess.pgn
-import pbem.records
 import pytest
 from sqlmodel import col, select
 
+import pbem.app.records
 from pbem.app.records import game_record, numbered_movetext
 from pbem.cli.main import main
 from pbem.engine.errors import MoveError
@@ -160,7 +160,7 @@ def test_other_variants_keep_the_numbered_record(setup: tuple[Pipeline, Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     pipe, _ = setup
     game_id, _ = play(pipe, MATE)
-    monkeypatch.setattr(pbem.records, "movetext_writer", lambda game: None)  # as for a variant without a PGN writer
+    monkeypatch.setattr(pbem.app.records, "movetext_writer", lambda game: None)  # as for a variant without a PGN writer
     with pipe.db.read() as session:
         game = session.get(Game, game_id)
         assert game is not None

@@ -38,7 +38,7 @@ def _store(game: Game, seat: Seat, lines: list[list[str]]) -> None:
     game.extras = {**extras, "conditionals": table} if table else extras
 
 
-def canonical_line(engine: Variant, state: Any, seat: Seat, texts: list[str]) -> list[str]:
+def canonical_line(engine: Variant[Any, Any], state: Any, seat: Seat, texts: list[str]) -> list[str]:
     """Check the line move by move from ``state`` (the opponent to move); the canonical moves."""
     if engine.to_act(state) is not seat.other:
         raise CommandError("conditional moves are for your opponent's turn; it is your move now, just play it")

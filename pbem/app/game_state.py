@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from typing import Any
 
 from sqlmodel import col, select
 
@@ -22,11 +23,11 @@ __all__ = [
 
 
 @cache
-def _engine(key: str, options_json: str) -> Variant:
+def _engine(key: str, options_json: str) -> Variant[Any, Any]:
     return get_variant(key, json.loads(options_json))
 
 
-def engine_for(game: Game) -> Variant:
+def engine_for(game: Game) -> Variant[Any, Any]:
     rules, _ = split_options(game.options)
     return _engine(game.variant, json.dumps(rules, sort_keys=True))
 

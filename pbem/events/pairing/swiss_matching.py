@@ -25,7 +25,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import networkx as nx  # type: ignore[import-untyped]  # no stubs in the environment (types-networkx)
+import networkx as nx
 
 __all__ = ["Entrant", "Pairing", "PairingError", "pair_round"]
 
