@@ -39,7 +39,7 @@ from sqlmodel import col, select  # noqa: E402
 from pbem.mail.inbound.parse import InboundMail, parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
 from pbem.store.models import InboxItem, OutboxItem  # noqa: E402
-from tests.pipeline import Pipeline  # noqa: E402
+from tests.helpers.pipeline import Pipeline  # noqa: E402
 
 SAMPLES = ROOT / "tests" / "mail" / "samples"
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -26,7 +26,7 @@ from pbem.mail.compose import Outgoing, compose  # noqa: E402
 from pbem.mail.inbound.parse import parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
 from pbem.variants import get_variant  # noqa: E402
-from tests.pipeline import Pipeline  # noqa: E402
+from tests.helpers.pipeline import Pipeline  # noqa: E402
 
 VARIANT = "hyperspace"
 PLAYERS = "players.example"

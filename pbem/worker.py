@@ -19,7 +19,7 @@ from pbem.app.secrecy import queue_outgoing
 from pbem.commands.move import Move
 from pbem.commands.registry import lookup
 from pbem.engine.errors import InvalidMoveError
-from pbem.mail.addresses import Address
+from pbem.mail.addresses import Address, AddressKind
 from pbem.mail.compose import Outgoing
 from pbem.mail.inbound.parse import InboundMail, parse_mail
 from pbem.mail.outbox import queue_mail
@@ -129,7 +129,7 @@ class Worker:
                 continue
             seen.add(recipient.lower())
             ctx = Context(session=session, services=self.services, mail=mail, address=address)
-            if address.kind == "confirm":
+            if address.kind == AddressKind.CONFIRM:
                 self._confirm(ctx, item)
                 self._flush(ctx)
                 continue
@@ -154,7 +154,7 @@ class Worker:
 
     def _foreign(self, ctx: Context) -> bool:
         """A personal or seat token used by someone whose From is not the account's address."""
-        if ctx.address.kind not in ("personal", "seat") or ctx.account is None:
+        if ctx.address.kind not in (AddressKind.PERSONAL, AddressKind.SEAT) or ctx.account is None:
             return False
         return ctx.mail.sender.lower() != ctx.account.email.lower()
 
@@ -200,12 +200,12 @@ class Worker:
         address = ctx.address
         services = self.services
         session = ctx.session
-        if address.kind == "public":
+        if address.kind == AddressKind.PUBLIC:
             if ctx.mail.sender:
                 ctx.account = session.exec(select(Account).where(Account.email == ctx.mail.sender)).first()
             ctx.reply_from = services.addresses.public
             return None
-        if address.kind == "invitation":
+        if address.kind == AddressKind.INVITATION:
             ctx.challenge = session.get(Challenge, address.challenge_id)
             if ctx.challenge is None:
                 return "this invitation no longer exists"
@@ -217,7 +217,7 @@ class Worker:
         if ctx.account is None:
             return "this address belongs to no account any more"
         ctx.reply_from = services.addresses.personal(ctx.account.id or 0)
-        if address.kind == "seat":
+        if address.kind == AddressKind.SEAT:
             game = session.exec(self.db.locked(select(Game).where(Game.id == address.game_id))).first()
             seat = address.seat
             if game is None or seat is None or player_id(game, seat) != ctx.account.id:
@@ -231,7 +231,7 @@ class Worker:
         for line in ctx.mail.commands:
             word, *args = line.split()
             command = lookup(word)
-            is_move = isinstance(command, Move) or (command is None and ctx.address.kind == "seat")
+            is_move = isinstance(command, Move) or (command is None and ctx.address.kind == AddressKind.SEAT)
             if is_move and move_tried:
                 report.ignore(line, "only one move is played per mail")
                 continue
@@ -255,10 +255,10 @@ class Worker:
             report.result(line, result)
 
     def _scope_error(self, ctx: Context, name: str) -> str:
-        if ctx.address.kind == "public":
+        if ctx.address.kind == AddressKind.PUBLIC:
             return (f"'{name}' needs to know who you are: reply to one of the server's mails to you "
                     f"(register first with 'register HANDLE' if you have no account)")
-        if ctx.address.kind == "invitation":
+        if ctx.address.kind == AddressKind.INVITATION:
             return f"'{name}' is not available here: reply 'accept' or 'decline' to the invitation first"
         return f"'{name}' belongs to a game: reply to a mail of that game"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Harness
-from tests.pipeline import drop_postgres, fresh_postgres_url, postgres_available
+from tests.helpers.harness import Harness
+from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 
 
 @pytest.fixture

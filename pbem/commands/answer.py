@@ -10,6 +10,7 @@ from pbem.app.context import CommandError, Context, Result
 from pbem.app.games import start_game
 from pbem.commands.base import IDENTIFIED, INVITATION
 from pbem.commands.register import account_by_email, create_account
+from pbem.mail.addresses import AddressKind
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
@@ -61,7 +62,7 @@ class Accept:
     aliases: ClassVar[tuple[str, ...]] = ()
     usage: ClassVar[str] = "accept N"
     summary: ClassVar[str] = "accept challenge N; the game starts at once"
-    scopes: ClassVar[frozenset[str]] = IDENTIFIED | {INVITATION}
+    scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED | {INVITATION}
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         challenge = _challenge_for(ctx, args)
@@ -76,7 +77,7 @@ class Decline:
     aliases: ClassVar[tuple[str, ...]] = ("refuse",)
     usage: ClassVar[str] = "decline N"
     summary: ClassVar[str] = "decline challenge N"
-    scopes: ClassVar[frozenset[str]] = IDENTIFIED | {INVITATION}
+    scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED | {INVITATION}
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         challenge = _challenge_for(ctx, args)

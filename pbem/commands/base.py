@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import ClassVar, Protocol
 
 from pbem.app.context import Context, Result
+from pbem.mail.addresses import AddressKind
 
 __all__ = ["ANYWHERE", "IDENTIFIED", "INVITATION", "PERSONAL", "PUBLIC", "SEAT", "Command"]
 
 #: Where a command may be sent: the kinds of address of pbem.mail.addresses.
-PUBLIC, PERSONAL, SEAT, INVITATION = "public", "personal", "seat", "invitation"
+PUBLIC, PERSONAL, SEAT, INVITATION = AddressKind.PUBLIC, AddressKind.PERSONAL, AddressKind.SEAT, AddressKind.INVITATION
 IDENTIFIED = frozenset({PERSONAL, SEAT})
 ANYWHERE = frozenset({PUBLIC, PERSONAL, SEAT, INVITATION})
 
@@ -21,6 +22,6 @@ class Command(Protocol):
     aliases: ClassVar[tuple[str, ...]]
     usage: ClassVar[str]
     summary: ClassVar[str]
-    scopes: ClassVar[frozenset[str]]
+    scopes: ClassVar[frozenset[AddressKind]]
 
     def run(self, ctx: Context, args: list[str]) -> Result: ...

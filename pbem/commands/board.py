@@ -8,6 +8,7 @@ from pbem.app.context import Context, Result
 from pbem.app.game_mail import board_block
 from pbem.app.game_state import engine_for
 from pbem.commands.base import SEAT
+from pbem.mail.addresses import AddressKind
 
 
 class Board:
@@ -15,7 +16,7 @@ class Board:
     aliases: ClassVar[tuple[str, ...]] = ("show", "position")
     usage: ClassVar[str] = "board"
     summary: ClassVar[str] = "mail the current position"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_game()

@@ -12,6 +12,7 @@ from pbem.clock import ClockError, TimeControl
 from pbem.commands.base import IDENTIFIED
 from pbem.commands.register import account_by_email
 from pbem.engine.base import Variant
+from pbem.mail.addresses import AddressKind
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
@@ -69,7 +70,7 @@ class ChallengeCommand:
     usage: ClassVar[str] = ("challenge OPPONENT VARIANT [white|black|random] [days N | time M/D [double T]] "
                              "[option KEY=VALUE ...]")
     summary: ClassVar[str] = "challenge a player (handle or email address) to a game"
-    scopes: ClassVar[frozenset[str]] = IDENTIFIED
+    scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         account = ctx.require_account()

@@ -9,6 +9,7 @@ from pbem.app.conditionals import canonical_line, clear, lines_of, register_line
 from pbem.app.context import Context, Result
 from pbem.app.game_state import engine_for
 from pbem.commands.base import SEAT
+from pbem.mail.addresses import AddressKind
 
 _THEN = re.compile(r"\s+then\s+", re.IGNORECASE)
 
@@ -25,7 +26,7 @@ class Conditional:
     aliases: ClassVar[tuple[str, ...]] = ("conditional",)
     usage: ClassVar[str] = "if THEIR-MOVE then YOUR-MOVE [then THEIR-MOVE then YOUR-MOVE ...] | if clear | if list"
     summary: ClassVar[str] = "register moves to play automatically if the opponent plays what you expect"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_active_game()

@@ -11,6 +11,7 @@ from pbem.app.game_state import engine_for
 from pbem.app.games import finish_game
 from pbem.commands.base import SEAT
 from pbem.engine.base import Outcome
+from pbem.mail.addresses import AddressKind
 
 
 class Draw:
@@ -18,7 +19,7 @@ class Draw:
     aliases: ClassVar[tuple[str, ...]] = ("offer-draw",)
     usage: ClassVar[str] = "draw"
     summary: ClassVar[str] = "offer a draw, accept the opponent's offer, or claim a draw (50 moves, repetition)"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_active_game()

@@ -13,6 +13,7 @@ from pbem.app.game_state import engine_for, handles
 from pbem.commands.base import IDENTIFIED
 from pbem.engine.base import Seat
 from pbem.events.store import rating_of
+from pbem.mail.addresses import AddressKind
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge, Game
 from pbem.store.vocabulary import ChallengeStatus, GameStatus
@@ -24,7 +25,7 @@ class Games:
     aliases: ClassVar[tuple[str, ...]] = ("list",)
     usage: ClassVar[str] = "games"
     summary: ClassVar[str] = "list your games and open challenges"
-    scopes: ClassVar[frozenset[str]] = IDENTIFIED
+    scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         account = ctx.require_account()

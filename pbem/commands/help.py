@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pbem.app.context import CommandError, Context, Result
 from pbem.commands.base import ANYWHERE
+from pbem.mail.addresses import AddressKind
 from pbem.mail.render import render
 from pbem.variants import UnknownVariantError, get_variant
 
@@ -15,7 +16,7 @@ class Help:
     aliases: ClassVar[tuple[str, ...]] = ("?", "info")
     usage: ClassVar[str] = "help [VARIANT|COMMAND]"
     summary: ClassVar[str] = "this list, a variant's rules and notation, or one command's usage"
-    scopes: ClassVar[frozenset[str]] = ANYWHERE
+    scopes: ClassVar[frozenset[AddressKind]] = ANYWHERE
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         from pbem.commands.registry import COMMANDS, lookup  # the registry imports this module

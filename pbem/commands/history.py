@@ -9,6 +9,7 @@ from pbem.app.game_state import handles, records
 from pbem.app.records import mail_record
 from pbem.commands.base import SEAT
 from pbem.engine.base import Seat
+from pbem.mail.addresses import AddressKind
 
 
 class History:
@@ -16,7 +17,7 @@ class History:
     aliases: ClassVar[tuple[str, ...]] = ("record", "pgn")
     usage: ClassVar[str] = "history"
     summary: ClassVar[str] = "mail the game record"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, _seat = ctx.require_game()

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pbem.app.context import CommandError, Context, Result
 from pbem.commands.base import PERSONAL
+from pbem.mail.addresses import AddressKind
 
 
 class Join:
@@ -13,7 +14,7 @@ class Join:
     aliases: ClassVar[tuple[str, ...]] = ("enter",)
     usage: ClassVar[str] = "join EVENT"
     summary: ClassVar[str] = "enter a tournament while its registration is open"
-    scopes: ClassVar[frozenset[str]] = frozenset({PERSONAL})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({PERSONAL})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         from pbem.events.entries import find_event, join_event  # the event layer imports the registry

@@ -7,6 +7,7 @@ from typing import ClassVar
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.games import play_move
 from pbem.commands.base import SEAT
+from pbem.mail.addresses import AddressKind
 
 
 class Move:
@@ -14,7 +15,7 @@ class Move:
     aliases: ClassVar[tuple[str, ...]] = ("play", "phase")
     usage: ClassVar[str] = "move MOVE [#N]   (or just the move)"
     summary: ClassVar[str] = "play a move; #N rejects it unless it is move N"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         if not args:

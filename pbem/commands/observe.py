@@ -12,6 +12,7 @@ from pbem.app.game_options import game_option
 from pbem.app.observers import observer_state
 from pbem.commands.base import IDENTIFIED
 from pbem.engine.base import Audience
+from pbem.mail.addresses import AddressKind
 from pbem.store.models import Game, Observation
 
 
@@ -29,7 +30,7 @@ class Observe:
     aliases: ClassVar[tuple[str, ...]] = ("watch",)
     usage: ClassVar[str] = "observe GAME"
     summary: ClassVar[str] = "receive the public mails of a game (its moves, and the result)"
-    scopes: ClassVar[frozenset[str]] = IDENTIFIED
+    scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         account = ctx.require_account()
@@ -51,7 +52,7 @@ class Unobserve:
     aliases: ClassVar[tuple[str, ...]] = ("unwatch",)
     usage: ClassVar[str] = "unobserve GAME"
     summary: ClassVar[str] = "stop receiving a game's mails"
-    scopes: ClassVar[frozenset[str]] = IDENTIFIED
+    scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         account = ctx.require_account()

@@ -9,6 +9,7 @@ from sqlmodel import func, select
 
 from pbem.app.context import CommandError, Context, Result
 from pbem.commands.base import ANYWHERE
+from pbem.mail.addresses import AddressKind
 from pbem.mail.render import render
 from pbem.store.models import Account
 
@@ -49,7 +50,7 @@ class Register:
     aliases: ClassVar[tuple[str, ...]] = ("subscribe",)
     usage: ClassVar[str] = "register HANDLE"
     summary: ClassVar[str] = "create your account (send to the public address)"
-    scopes: ClassVar[frozenset[str]] = ANYWHERE
+    scopes: ClassVar[frozenset[AddressKind]] = ANYWHERE
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         if ctx.account is not None:

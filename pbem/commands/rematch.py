@@ -8,6 +8,7 @@ from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_state import engine_for, player_id
 from pbem.commands.base import SEAT
 from pbem.commands.challenge import issue_challenge
+from pbem.mail.addresses import AddressKind
 from pbem.store.vocabulary import GameStatus
 
 
@@ -16,7 +17,7 @@ class Rematch:
     aliases: ClassVar[tuple[str, ...]] = ()
     usage: ClassVar[str] = "rematch"
     summary: ClassVar[str] = "challenge the opponent of this finished game again, colours swapped, same terms"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_game()

@@ -8,6 +8,7 @@ from pbem.app.context import Context, Result
 from pbem.app.games import finish_game
 from pbem.commands.base import SEAT
 from pbem.engine.base import Outcome
+from pbem.mail.addresses import AddressKind
 
 
 class Resign:
@@ -15,7 +16,7 @@ class Resign:
     aliases: ClassVar[tuple[str, ...]] = ()
     usage: ClassVar[str] = "resign"
     summary: ClassVar[str] = "resign the game"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_active_game()

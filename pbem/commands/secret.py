@@ -10,6 +10,7 @@ from pbem.app.games import apply_side_action
 from pbem.commands.base import SEAT
 from pbem.engine.capabilities import SecretKeeping
 from pbem.engine.errors import MoveError
+from pbem.mail.addresses import AddressKind
 
 
 class SecretCommand:
@@ -17,7 +18,7 @@ class SecretCommand:
     aliases: ClassVar[tuple[str, ...]] = ()
     usage: ClassVar[str] = "secret TURN PIECE SQUARE   (Hyperspace Chess, e.g. secret 12 Bc1 f4)"
     summary: ClassVar[str] = "record the return square of a phase-out sent without one"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_active_game()

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pbem.app.context import CommandError, Context, Result
 from pbem.commands.base import IDENTIFIED
+from pbem.mail.addresses import AddressKind
 
 
 class Standings:
@@ -13,7 +14,7 @@ class Standings:
     aliases: ClassVar[tuple[str, ...]] = ("crosstable",)
     usage: ClassVar[str] = "standings EVENT"
     summary: ClassVar[str] = "a tournament's standings and crosstable"
-    scopes: ClassVar[frozenset[str]] = IDENTIFIED
+    scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         from pbem.events.entries import find_event

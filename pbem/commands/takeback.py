@@ -10,6 +10,7 @@ from pbem.app.game_state import engine_for, records
 from pbem.app.games import take_back
 from pbem.commands.base import SEAT
 from pbem.engine.base import Seat
+from pbem.mail.addresses import AddressKind
 from pbem.store.models import Game
 
 
@@ -18,7 +19,7 @@ class Takeback:
     aliases: ClassVar[tuple[str, ...]] = ("undo",)
     usage: ClassVar[str] = "takeback [no]"
     summary: ClassVar[str] = "ask to take back your last move (the opponent agrees with 'takeback'); 'no' refuses"
-    scopes: ClassVar[frozenset[str]] = frozenset({SEAT})
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         game, seat = ctx.require_active_game()

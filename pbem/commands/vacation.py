@@ -11,6 +11,7 @@ from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_mail import game_mail
 from pbem.commands.base import IDENTIFIED
 from pbem.engine.base import Seat
+from pbem.mail.addresses import AddressKind
 from pbem.store.models import Account
 
 STAMP = "%Y-%m-%d %H:%M UTC"
@@ -21,7 +22,7 @@ class Vacation:
     aliases: ClassVar[tuple[str, ...]] = ("leave",)
     usage: ClassVar[str] = "vacation DAYS | vacation off"
     summary: ClassVar[str] = "pause your clocks in all games for DAYS days (yearly allowance), or end it early"
-    scopes: ClassVar[frozenset[str]] = IDENTIFIED
+    scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         # Imported here: the sweep module imports the command layer.

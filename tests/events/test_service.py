@@ -14,9 +14,10 @@ from pbem.engine.base import Seat
 from pbem.store.event_models import Event, EventPlayer, Rating
 from pbem.store.models import Account, Game
 from pbem.sweep import Sweeper
-from tests.events.helpers import config_file, organiser, register, standings_rows
-from tests.harness import body_of
-from tests.pipeline import Pipeline
+from tests.helpers.events import config_file, organiser, standings_rows
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import register
 
 NAMES = ("alice", "bob", "carol", "dave")
 

@@ -17,8 +17,8 @@ from pbem.events.formats.registry import FORMAT_OF, format_of
 from pbem.events.store import event_by_name, load
 from pbem.store.models import Game
 from pbem.store.vocabulary import EventFormat
-from tests.events.helpers import register
-from tests.pipeline import Pipeline
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import register
 
 NAMES = ("alice", "bob", "carol", "dave", "erin")
 

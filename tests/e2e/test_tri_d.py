@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from tests.harness import Harness, Player, body_of, open_game
+from tests.helpers.harness import Harness, Player, body_of, open_game
 
 # White clears the queen's-side attack board down to one pawn (knight, queen, b-pawns and rook
 # leave), while Black's knight shuffles; then the board with its pawn moves from b1(1) to b4(1).

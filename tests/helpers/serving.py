@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.harness import Harness
+from tests.helpers.harness import Harness
 
 #: The line `pbem serve` prints once it listens, with the port it got.
 _SERVING = re.compile(rb"pbem serving \S+ on [^\s:]+:(\d+) ")

@@ -23,8 +23,8 @@ from sqlalchemy import create_engine, text
 
 from pbem.variants.hyperspace.engine import HyperspaceChess
 from pbem.variants.hyperspace.model import PhaseOut
-from tests.harness import Harness, Player, body_of
-from tests.serving import Instance
+from tests.helpers.harness import Harness, Player, body_of
+from tests.helpers.serving import Instance
 
 ENGINE = HyperspaceChess()
 GAMES = 6

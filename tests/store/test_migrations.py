@@ -20,8 +20,8 @@ from pbem.store.db import Database
 from pbem.store.models import Game, MoveRecord
 from pbem.sweep import Sweeper
 from pbem.variants import get_variant
-from tests.harness import body_of
-from tests.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
 
 MIGRATIONS = Path(pbem.store.db.__file__).resolve().parent.parent / "migrations"
 

@@ -10,9 +10,9 @@ import pytest
 from sqlmodel import select
 
 from pbem.store.models import Game, MoveRecord
-from tests.harness import body_of
-from tests.pipeline import Pipeline
-from tests.test_commands import ALICE, BOB, begin_game, register
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import ALICE, BOB, begin_game, register
 
 CAROL = "carol@players.example"
 

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 from sqlmodel import col, select
 
 from pbem.store.models import Game, InboxItem, MoveRecord
-from tests.harness import body_of
-from tests.pipeline import Pipeline
-
-ALICE, BOB, CAROL = "alice@players.example", "bob@players.example", "carol@players.example"
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import ALICE, BOB, CAROL, names_square, only_mail, register, started_game
 
 
 @pytest.fixture
@@ -22,44 +20,6 @@ def pipe(tmp_path: Path, database_url: str | None) -> Iterator[Pipeline]:
     p = Pipeline(tmp_path, database_url=database_url)
     yield p
     p.close()
-
-
-def names_square(text: str, square: str) -> bool:
-    """True if the text names the square as a word (hex digests may contain any pair by chance)."""
-    return re.search(rf"(?<![0-9a-f]){square}(?![0-9a-f])", text) is not None
-
-
-def only_mail(pipe: Pipeline, to: str) -> EmailMessage:
-    mails = [m for r, m in pipe.drain_outbox() if r == to]
-    assert len(mails) == 1, [body_of(m) for m in mails]
-    return mails[0]
-
-
-def register(pipe: Pipeline, address: str, handle: str) -> str:
-    """Registers and returns the personal reply address."""
-    pipe.send(address, pipe.addresses.public, f"register {handle}")
-    return str(only_mail(pipe, address)["Reply-To"])
-
-
-def begin_game(pipe: Pipeline, terms: str = "") -> tuple[str, str, str, str]:
-    """alice (white) challenges bob to Hyperspace Chess on ``terms``, bob accepts.
-
-    Returns alice's and bob's personal addresses, then their seat addresses.
-    """
-    alice = register(pipe, ALICE, "alice")
-    bob = register(pipe, BOB, "bob")
-    pipe.send(ALICE, alice, f"challenge bob hyperspace white {terms}".strip())
-    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB))
-    assert number
-    pipe.send(BOB, bob, f"accept {number.group(1)}")
-    mails = pipe.drain_outbox()
-    seats = {r: str(m["Reply-To"]) for r, m in mails if "has started" in body_of(m) and "Game" in body_of(m)}
-    return alice, bob, seats[ALICE], seats[BOB]
-
-
-def started_game(pipe: Pipeline) -> tuple[str, str]:
-    """alice (white) vs bob in Hyperspace Chess; returns both seat addresses."""
-    return begin_game(pipe)[2:]
 
 
 def test_register_creates_account_and_again_resends_welcome(pipe: Pipeline) -> None:

@@ -11,9 +11,9 @@ from sqlmodel import select
 
 from pbem.store.models import Game
 from pbem.sweep import Sweeper
-from tests.harness import body_of
-from tests.pipeline import Pipeline
-from tests.test_commands import ALICE, BOB, begin_game
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import ALICE, BOB, begin_game
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

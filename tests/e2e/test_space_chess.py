@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from tests.harness import Harness, Player, body_of, open_game
+from tests.helpers.harness import Harness, Player, body_of, open_game
 
 
 def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMessage]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from email.message import EmailMessage
 
-from tests.harness import Harness, Player, body_of
+from tests.helpers.harness import Harness, Player, body_of
 
 
 def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMessage, EmailMessage]:

@@ -21,9 +21,9 @@ from sqlmodel import select
 from pbem.engine.base import Seat
 from pbem.store.models import Game
 from pbem.variants import get_variant
-from tests.harness import body_of
-from tests.pipeline import Pipeline
-from tests.test_commands import ALICE, BOB, started_game
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import ALICE, BOB, started_game
 
 ENGINE = get_variant("hyperspace")
 OWNER = {Seat.WHITE: ALICE, Seat.BLACK: BOB}

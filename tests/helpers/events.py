@@ -7,18 +7,8 @@ import io
 from pathlib import Path
 
 from pbem.cli.main import main
-from tests.harness import body_of
-from tests.pipeline import Pipeline
 
-__all__ = ["config_file", "organiser", "register", "standings_rows"]
-
-
-def register(pipe: Pipeline, address: str, handle: str) -> str:
-    """Register ``handle`` from ``address`` by mail; returns their personal reply address."""
-    pipe.send(address, pipe.addresses.public, f"register {handle}")
-    mails = [m for r, m in pipe.drain_outbox() if r == address]
-    assert len(mails) == 1, [body_of(m) for m in mails]
-    return str(mails[0]["Reply-To"])
+__all__ = ["config_file", "organiser", "standings_rows"]
 
 
 def organiser(config: Path, *argv: str) -> tuple[int, str, str]:

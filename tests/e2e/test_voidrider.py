@@ -6,7 +6,7 @@ from email.message import EmailMessage
 
 from pbem.engine.base import Seat
 from pbem.variants.voidrider.engine import VoidriderChess
-from tests.harness import Harness, Player, body_of, open_game
+from tests.helpers.harness import Harness, Player, body_of, open_game
 
 # The game: space moves (~), the Voidrider taking g8 across the void g3-g7, and mate by the Voidrider on e8.
 GAME = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.harness import Harness, Player, body_of
-from tests.test_e2e_hyperspace import start_game
+from tests.helpers.harness import Harness, Player, body_of
+from tests.helpers.players import start_game
 
 
 def test_conditional_lines_are_played_and_cleared(harness: Harness) -> None:

@@ -15,9 +15,9 @@ from sqlmodel import select
 import pbem.mail.smtpd
 from pbem.mail.delivery import Deliverer
 from pbem.store.models import InboxItem, OutboxItem, utcnow
-from tests.harness import Harness, Player, SinkHandler, body_of
-from tests.pipeline import Pipeline
-from tests.serving import free_port
+from tests.helpers.harness import Harness, Player, SinkHandler, body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.serving import free_port
 
 
 def test_mail_is_stored_before_the_250(harness: Harness) -> None:

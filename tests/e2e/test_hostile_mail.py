@@ -20,10 +20,10 @@ from pbem.mail.delivery import Deliverer
 from pbem.mail.inbound.parse import parse_mail
 from pbem.mail.smtpd import store_inbound
 from pbem.store.models import InboxItem, OutboxItem
-from tests.harness import Harness, body_of
-from tests.pipeline import Pipeline
+from tests.helpers.harness import Harness, body_of
+from tests.helpers.pipeline import Pipeline
 
-SAMPLES = Path(__file__).resolve().parent / "mail" / "samples"
+SAMPLES = Path(__file__).resolve().parents[1] / "mail" / "samples"
 SAMPLE_NAMES = sorted(path.name for path in SAMPLES.glob("*.eml"))
 AUTOMATIC = {
     "auto_list_id.eml", "auto_precedence_bulk.eml", "auto_precedence_junk.eml", "auto_precedence_list.eml",

@@ -12,8 +12,8 @@ from sqlmodel import select
 
 import pbem.mail.smtpd
 from pbem.store.models import Game, InboxItem
-from tests.harness import Harness, body_of
-from tests.postfix import Postfix, swaks, unavailable
+from tests.helpers.harness import Harness, body_of
+from tests.helpers.postfix import Postfix, swaks, unavailable
 
 pytestmark = pytest.mark.skipif(bool(unavailable()), reason=str(unavailable()))
 

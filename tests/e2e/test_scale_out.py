@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.harness import Harness, Player, body_of
-from tests.pipeline import drop_postgres, fresh_postgres_url, postgres_available
-from tests.serving import Instance
+from tests.helpers.harness import Harness, Player, body_of
+from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
+from tests.helpers.serving import Instance
 
 pytestmark = pytest.mark.skipif(bool(postgres_available()), reason=str(postgres_available()))
 

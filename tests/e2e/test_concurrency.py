@@ -13,8 +13,8 @@ import pytest
 from sqlmodel import select
 
 from pbem.store.models import Game, InboxItem, MoveRecord
-from tests.harness import Harness, Player, body_of
-from tests.test_e2e_hyperspace import start_game
+from tests.helpers.harness import Harness, Player, body_of
+from tests.helpers.players import start_game
 
 
 @pytest.fixture

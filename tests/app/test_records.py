@@ -24,9 +24,9 @@ from pbem.store.models import Game, MoveRecord
 from pbem.variants.hyperspace.engine import HyperspaceChess
 from pbem.variants.hyperspace.model import BoardMove, PhaseOut
 from pbem.variants.hyperspace.pgn import VARIANT_TAG, Ply, board_from_pgn, movetext_words, read_game, wrap_words
-from tests.harness import body_of
-from tests.pipeline import Pipeline
-from tests.test_commands import ALICE, BOB, names_square, started_game
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import ALICE, BOB, names_square, started_game
 
 #: Scholar's mate by way of hyperspace: the queen phases out and comes back on h5 with White's 4th
 #: move; Black's knight comes back onto White's pawn on e4 and is lost (H3).

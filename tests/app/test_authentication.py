@@ -10,9 +10,9 @@ import pytest
 from sqlmodel import select
 
 from pbem.store.models import Game, InboxItem
-from tests.harness import Harness, Player, body_of
-from tests.pipeline import Pipeline
-from tests.test_commands import ALICE, BOB, register, started_game
+from tests.helpers.harness import Harness, Player, body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import ALICE, BOB, register, started_game
 
 MALLORY = "mallory@evil.example"
 

@@ -5,16 +5,11 @@ from __future__ import annotations
 import hashlib
 import re
 import smtplib
-from email.message import EmailMessage
 
 import pytest
 
-from tests.harness import Harness, Player, body_of, open_game
-
-
-def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMessage]:
-    """alice (white) challenges bob to hyperspace; returns both players and their opening game mails."""
-    return open_game(harness, "hyperspace", "white")
+from tests.helpers.harness import Harness, Player, body_of
+from tests.helpers.players import start_game
 
 
 def test_full_game_with_phase_out_rejection_return_and_mate(harness: Harness) -> None:

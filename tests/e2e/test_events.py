@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -12,26 +10,12 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbem.cli.main import main
 from pbem.store.event_models import Event
 from pbem.store.models import Game
-from tests.harness import Harness, Player, body_of
-from tests.pipeline import Pipeline
-from tests.test_commands import register
-
-
-def organiser(config: Path, *argv: str) -> tuple[int, str, str]:
-    """Run `pbem event ARGV --config CONFIG` as the command line would: exit status, stdout, stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(["event", *argv, "--config", str(config)])  # the real `pbem` entry point
-    return status, out.getvalue(), err.getvalue()
-
-
-def config_file(tmp_path: Path, url: str, key: str) -> Path:
-    path = tmp_path / "organiser.toml"
-    path.write_text(f'[server]\nsecret_key = "{key}"\n\n[database]\nurl = "{url}"\n')
-    return path
+from tests.helpers.events import config_file, organiser, standings_rows
+from tests.helpers.harness import Harness, Player, body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import register
 
 
 def game_number(message: EmailMessage) -> int:
@@ -40,10 +24,6 @@ def game_number(message: EmailMessage) -> int:
     return int(found.group(1))
 
 
-def standings_rows(text: str) -> list[list[str]]:
-    """The rows of the standings table in a mail: rank, player, rating, games, points, tiebreaks..."""
-    block = text.split("Standings:\n", 1)[1].split("\n\n", 1)[0]
-    return [line.split() for line in block.splitlines()[2:]]
 
 
 # -- Swiss, 6 players, 3 rounds, through the mail pipeline ------------------------------------

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Harness, Player, body_of
-from tests.serving import Instance
+from tests.helpers.harness import Harness, Player, body_of
+from tests.helpers.serving import Instance
 
 
 def challenge_and_accept(harness: Harness, terms: str) -> tuple[Player, Player, int]:

@@ -1,0 +1,1 @@
+"""Tests of the application core (pbem.app) through the worker on real databases."""

@@ -1,0 +1,1 @@
+"""Tests of the email commands through the worker."""
