@@ -6,6 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: mypy takes most of a minute cold: `pytest -m 'not slow'` leaves it out of a quick run.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Held to mypy --strict: the engines, the variants and the application core (with the pure modules they use).

@@ -16,6 +16,9 @@ from pbem.store.models import Game, InboxItem, MoveRecord
 from tests.helpers.harness import Harness, Player, body_of
 from tests.helpers.players import start_game
 
+#: Minutes of real processes and databases: `pytest -m 'not slow'` leaves them out of a quick run.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def harness(tmp_path: Path, database_url: str | None) -> Iterator[Harness]:

@@ -26,6 +26,9 @@ from pbem.variants.hyperspace.model import PhaseOut
 from tests.helpers.harness import Harness, Player, body_of
 from tests.helpers.serving import Instance
 
+#: Minutes of real processes and databases: `pytest -m 'not slow'` leaves them out of a quick run.
+pytestmark = pytest.mark.slow
+
 ENGINE = HyperspaceChess()
 GAMES = 6
 PLIES = 30

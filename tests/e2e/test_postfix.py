@@ -15,7 +15,8 @@ from pbem.store.models import Game, InboxItem
 from tests.helpers.harness import Harness, body_of
 from tests.helpers.postfix import Postfix, swaks, unavailable
 
-pytestmark = pytest.mark.skipif(bool(unavailable()), reason=str(unavailable()))
+#: Minutes of real processes: `pytest -m 'not slow'` leaves them out of a quick run.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(unavailable()), reason=str(unavailable()))]
 
 ALICE, BOB = "alice@players.example", "bob@players.example"
 

@@ -15,7 +15,8 @@ from tests.helpers.harness import Harness, Player, body_of
 from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 from tests.helpers.serving import Instance
 
-pytestmark = pytest.mark.skipif(bool(postgres_available()), reason=str(postgres_available()))
+#: Minutes of real processes: `pytest -m 'not slow'` leaves them out of a quick run.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(postgres_available()), reason=str(postgres_available()))]
 
 LEADER_LOCK = 0x7062656E
 
