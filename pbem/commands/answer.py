@@ -4,28 +4,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from sqlmodel import col, select
-
+from pbem.app.accounts import account_by_email, create_account, free_handle_for
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.games import start_game
 from pbem.commands.base import IDENTIFIED, INVITATION
-from pbem.commands.register import account_by_email, create_account
 from pbem.mail.addresses import AddressKind
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
 from pbem.store.vocabulary import ChallengeStatus
-
-
-def _handle_from_email(ctx: Context, email: str) -> str:
-    """A free handle made from the address's local part, for an invitee who chose none."""
-    base = "".join(ch for ch in email.split("@")[0].lower() if ch.isalnum() or ch in "._-").lstrip("._-")
-    base = (base if base[:1].isalpha() else f"p{base}")[:28] or "player"
-    candidate, number = base, 1
-    while ctx.session.exec(select(Account.id).where(col(Account.handle) == candidate)).first() is not None:
-        number += 1
-        candidate = f"{base}{number}"
-    return candidate
 
 
 def _challenge_for(ctx: Context, args: list[str]) -> Challenge:
@@ -44,7 +31,7 @@ def _answerer(ctx: Context, challenge: Challenge) -> Account:
     if ctx.account is None and ctx.challenge is not None and ctx.challenge.id == challenge.id:
         account = account_by_email(ctx, challenge.opponent_email)
         if account is None:
-            handle = _handle_from_email(ctx, challenge.opponent_email)
+            handle = free_handle_for(ctx, challenge.opponent_email)
             account = create_account(ctx, handle, challenge.opponent_email)
         ctx.account = account
     account = ctx.require_account()

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from sqlmodel import func, select
-
+from pbem.app.accounts import find_account
+from pbem.app.challenges import issue_challenge
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_options import split_options
 from pbem.clock import ClockError, TimeControl
 from pbem.commands.base import IDENTIFIED
-from pbem.commands.register import account_by_email
-from pbem.engine.base import Variant
 from pbem.mail.addresses import AddressKind
-from pbem.mail.compose import Outgoing
-from pbem.mail.render import render
-from pbem.store.models import Account, Challenge
 from pbem.variants import UnknownVariantError, get_variant
 
 COLOURS = ("white", "black", "random")
@@ -58,12 +53,6 @@ def parse_terms(words: list[str]) -> tuple[str, str, dict[str, Any]]:
     return colour, time_control, options
 
 
-def find_opponent(ctx: Context, who: str) -> Account | None:
-    if "@" in who:
-        return account_by_email(ctx, who.strip("<>"))
-    return ctx.session.exec(select(Account).where(func.lower(Account.handle) == who.lower())).first()
-
-
 class ChallengeCommand:
     name: ClassVar[str] = "challenge"
     aliases: ClassVar[tuple[str, ...]] = ("invite",)
@@ -87,37 +76,10 @@ class ChallengeCommand:
             get_variant(variant_name, rules).setup()  # refuses unknown or bad options now rather than at accept
         except ValueError as error:
             raise CommandError(f"bad option for {engine.title}: {error}") from error
-        opponent = find_opponent(ctx, who)
+        opponent = find_account(ctx, who)
         if opponent is None and "@" not in who:
             raise CommandError(f"no player with the handle {who!r}; give an email address to invite someone")
         if opponent is not None and opponent.id == account.id:
             raise CommandError("you cannot challenge yourself")
         return issue_challenge(ctx, account, opponent, engine, who.strip("<>").lower(), colour, time_control,
                                options)
-
-
-def issue_challenge(ctx: Context, account: Account, opponent: Account | None, engine: Variant, email: str,
-                    colour: str, time_control: str, options: dict[str, Any]) -> Result:
-    """Store a challenge and mail it to the opponent (or invite ``email``); the challenger's answer."""
-    challenge = Challenge(challenger_id=account.id or 0, opponent_id=opponent.id if opponent else None,
-                          opponent_email=opponent.email if opponent else email,
-                          variant=engine.key, color=colour, time_control=time_control, options=options)
-    ctx.session.add(challenge)
-    ctx.session.flush()
-    assert challenge.id is not None
-    terms = dict(title=engine.title, colour=colour, time_control=time_control or "default", options=options)
-    if opponent is not None:
-        assert opponent.id is not None
-        ctx.send(Outgoing(
-            to=opponent.email, subject=f"[pbem] {account.handle} challenges you ({engine.title})",
-            body=render("player/challenged.txt", challenge=challenge, challenger=account, **terms),
-            reply_to=ctx.services.addresses.personal(opponent.id)))
-        target = opponent.handle
-    else:
-        ctx.send(Outgoing(
-            to=challenge.opponent_email, subject=f"[pbem] {account.handle} invites you to play {engine.title}",
-            body=render("player/invitation.txt", challenge=challenge, challenger=account,
-                        public=ctx.services.addresses.public, **terms),
-            reply_to=ctx.services.addresses.invitation(challenge.id)))
-        target = f"{challenge.opponent_email} (invited: not registered yet)"
-    return Result(render("player/challenge_sent.txt", challenge=challenge, target=target, **terms))

@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
-from sqlmodel import func, select
-
+from pbem.app.accounts import account_by_email, create_account
 from pbem.app.context import CommandError, Context, Result
 from pbem.commands.base import ANYWHERE
 from pbem.mail.addresses import AddressKind
 from pbem.mail.render import render
 from pbem.store.models import Account
-
-HANDLE = re.compile(r"^[a-z][a-z0-9_.-]{1,31}$")
-
-
-def create_account(ctx: Context, handle: str, email: str) -> Account:
-    """A new account, after checking the handle is well formed and free."""
-    handle = handle.lower()
-    if not HANDLE.match(handle):
-        raise CommandError(
-            f"{handle!r} is not a valid handle: 2 to 32 characters, letters, digits, '.', '_' or '-', "
-            "starting with a letter"
-        )
-    taken = ctx.session.exec(select(Account.id).where(func.lower(Account.handle) == handle)).first()
-    if taken is not None:
-        raise CommandError(f"the handle {handle!r} is taken; choose another")
-    account = Account(handle=handle, email=email.lower())
-    ctx.session.add(account)
-    ctx.session.flush()
-    return account
-
-
-def account_by_email(ctx: Context, email: str) -> Account | None:
-    return ctx.session.exec(select(Account).where(Account.email == email.lower())).first()
 
 
 def welcome(ctx: Context, account: Account, again: bool) -> Result:

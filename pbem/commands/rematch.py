@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pbem.app.challenges import issue_challenge
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_state import engine_for, player_id
 from pbem.commands.base import SEAT
-from pbem.commands.challenge import issue_challenge
 from pbem.mail.addresses import AddressKind
 from pbem.store.vocabulary import GameStatus
 

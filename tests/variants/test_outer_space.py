@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from pbem import cli
+from pbem.cli import main as cli
 from pbem.engine.base import Outcome, Seat
 from pbem.engine.errors import IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants import get_variant

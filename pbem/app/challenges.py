@@ -1,0 +1,40 @@
+"""Challenges: storing one and mailing it to the opponent, or inviting an address that has no account."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.app.context import Context, Result
+from pbem.engine.base import Variant
+from pbem.mail.compose import Outgoing
+from pbem.mail.render import render
+from pbem.store.models import Account, Challenge
+
+__all__ = ["issue_challenge"]
+
+
+def issue_challenge(ctx: Context, account: Account, opponent: Account | None, engine: Variant[Any, Any], email: str,
+                    colour: str, time_control: str, options: dict[str, Any]) -> Result:
+    """Store a challenge and mail it to the opponent (or invite ``email``); the challenger's answer."""
+    challenge = Challenge(challenger_id=account.id or 0, opponent_id=opponent.id if opponent else None,
+                          opponent_email=opponent.email if opponent else email,
+                          variant=engine.key, color=colour, time_control=time_control, options=options)
+    ctx.session.add(challenge)
+    ctx.session.flush()
+    assert challenge.id is not None
+    terms = dict(title=engine.title, colour=colour, time_control=time_control or "default", options=options)
+    if opponent is not None:
+        assert opponent.id is not None
+        ctx.send(Outgoing(
+            to=opponent.email, subject=f"[pbem] {account.handle} challenges you ({engine.title})",
+            body=render("player/challenged.txt", challenge=challenge, challenger=account, **terms),
+            reply_to=ctx.services.addresses.personal(opponent.id)))
+        target = opponent.handle
+    else:
+        ctx.send(Outgoing(
+            to=challenge.opponent_email, subject=f"[pbem] {account.handle} invites you to play {engine.title}",
+            body=render("player/invitation.txt", challenge=challenge, challenger=account,
+                        public=ctx.services.addresses.public, **terms),
+            reply_to=ctx.services.addresses.invitation(challenge.id)))
+        target = f"{challenge.opponent_email} (invited: not registered yet)"
+    return Result(render("player/challenge_sent.txt", challenge=challenge, target=target, **terms))
