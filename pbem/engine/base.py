@@ -131,6 +131,15 @@ class Variant(Protocol[StateT, ActionT]):
     def load(self, data: Mapping[str, Any]) -> StateT: ...
 
 
+def automatic_draw(halfmove_clock: int, repetitions: int) -> Outcome | None:
+    """The draws that need no claim (FIDE 9.6): 75 moves without capture or pawn move, fivefold repetition."""
+    if halfmove_clock >= 150:
+        return Outcome.draw("75-move rule")
+    if repetitions >= 5:
+        return Outcome.draw("fivefold repetition")
+    return None
+
+
 def claimable_draw(game_over: bool, halfmove_clock: int, repetitions: int) -> Outcome | None:
     """The draw the player to move may claim now: 50 moves without capture or pawn move, or threefold.
 
@@ -187,7 +196,12 @@ class VariantBase(Generic[StateT, ActionT]):
     title: ClassVar[str] = ""
     rulings: ClassVar[tuple[str, ...]] = ()
     royal_check: ClassVar[bool] = True
+    #: The variant's help text (its helptext.py), returned by ``help_text``.
+    help: ClassVar[str] = ""
     options: dict[str, object] = field(default_factory=dict)
+
+    def help_text(self) -> str:
+        return self.help
 
     # -- hooks ------------------------------------------------------------------------------------
 

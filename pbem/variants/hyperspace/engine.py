@@ -43,6 +43,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     aliases: ClassVar[tuple[str, ...]] = ("hyperspace-chess",)
     title: ClassVar[str] = "Hyperspace Chess"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"H{n}" for n in range(1, 11))
+    help: ClassVar[str] = HELP_TEXT
 
     # -- the game (hooks of VariantBase) -----------------------------------------------------------
 
@@ -287,8 +288,6 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         return (f"{side_title(entry.seat)} {entry.public} returns to {entry.square.reveal()} at the end of "
                 f"{owner} turn {entry.returns}; nonce {entry.nonce}; commitment string {entry.commitment()}")
 
-    def help_text(self) -> str:
-        return HELP_TEXT
 
     # -- storage ----------------------------------------------------------------------------------
 

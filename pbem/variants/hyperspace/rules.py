@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import chess
 
-from pbem.engine.base import Outcome, Seat
+from pbem.engine.base import Outcome, Seat, automatic_draw
 from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.model import (
@@ -290,8 +290,4 @@ def outcome(state: HyperspaceState) -> Outcome | None:
         return Outcome.draw("stalemate")  # FAQ Q8: even with returns scheduled for later turns
     if _insufficient(board, state.pool, chess.WHITE) and _insufficient(board, state.pool, chess.BLACK):
         return Outcome.draw("insufficient material")
-    if board.halfmove_clock >= 150:
-        return Outcome.draw("75-move rule")
-    if repetitions(state) >= 5:
-        return Outcome.draw("fivefold repetition")
-    return None
+    return automatic_draw(board.halfmove_clock, repetitions(state))

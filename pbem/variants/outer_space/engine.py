@@ -37,6 +37,7 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
     aliases: ClassVar[tuple[str, ...]] = ("outer-space-chess", "osc")
     title: ClassVar[str] = "Outer Space Chess"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"A{n}" for n in range(1, 19))
+    help: ClassVar[str] = HELP_TEXT
 
     #: Outer Space Chess has no check: a move may leave the own Galaxy attacked.
     royal_check: ClassVar[bool] = False
@@ -138,8 +139,6 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
     def _diagram(self, state: OuterSpaceState, flipped: bool) -> str:
         return diagram(state)  # the spec's one orientation for both sides
 
-    def help_text(self) -> str:
-        return HELP_TEXT
 
     # -- storage ----------------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ class SpaceChess(VariantBase[SpaceState, Move]):
     aliases: ClassVar[tuple[str, ...]] = ("chessex",)
     title: ClassVar[str] = "Space Chess"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"S{n}" for n in range(1, 17))
+    help: ClassVar[str] = HELP_TEXT
 
     # -- the game (hooks of VariantBase) -----------------------------------------------------------
 
@@ -124,8 +125,6 @@ class SpaceChess(VariantBase[SpaceState, Move]):
     def _diagram(self, state: SpaceState, flipped: bool) -> str:
         return diagram(state, flipped=flipped)
 
-    def help_text(self) -> str:
-        return HELP_TEXT
 
     # -- tools and storage ------------------------------------------------------------------------
 

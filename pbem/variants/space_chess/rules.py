@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 
-from pbem.engine.base import Outcome, Seat
+from pbem.engine.base import Outcome, Seat, automatic_draw
 from pbem.variants.space_chess.geometry import (
     BISHOP_RAYS,
     KING_STEPS,
@@ -482,8 +482,4 @@ def outcome(state: SpaceState) -> Outcome | None:
         return Outcome.draw("stalemate")
     if _insufficient(state.board):
         return Outcome.draw("insufficient material")
-    if state.halfmove >= 150:
-        return Outcome.draw("75-move rule")
-    if repetitions(state) >= 5:
-        return Outcome.draw("fivefold repetition")
-    return None
+    return automatic_draw(state.halfmove, repetitions(state))

@@ -74,6 +74,7 @@ class TriDChess(VariantBase[TriDState, Move]):
     aliases: ClassVar[tuple[str, ...]] = ("victor", "star-trek", "space-chess-victor")
     title: ClassVar[str] = "Victor Rules Space Chess (tri-d)"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"V{n}" for n in range(1, 18))
+    help: ClassVar[str] = HELP_TEXT
 
     # -- the game (hooks of VariantBase) -----------------------------------------------------------
 
@@ -131,8 +132,6 @@ class TriDChess(VariantBase[TriDState, Move]):
     def _diagram(self, state: TriDState, flipped: bool) -> str:
         return diagram(state)  # one fixed orientation: the levels read the same for both sides
 
-    def help_text(self) -> str:
-        return HELP_TEXT
 
     # -- storage ----------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import replace
 from functools import lru_cache
 
-from pbem.engine.base import Outcome, Seat
+from pbem.engine.base import Outcome, Seat, automatic_draw
 from pbem.variants.tri_d.geometry import ADJACENT, DIAGONAL_RAYS, ORTHOGONAL_RAYS, Geometry, geometry_for
 from pbem.variants.tri_d.model import (
     BISHOP,
@@ -469,14 +469,10 @@ def outcome(state: TriDState) -> Outcome | None:
         if in_check(state):
             return Outcome.win(Seat.BLACK if state.turn == WHITE else Seat.WHITE, "checkmate")
         return Outcome.draw("stalemate")
-    return automatic_draw(state)
+    return _drawn_by_itself(state)
 
 
-def automatic_draw(state: TriDState) -> Outcome | None:
+def _drawn_by_itself(state: TriDState) -> Outcome | None:
     if _bare_kings(state):
         return Outcome.draw("insufficient material (only the kings are left)")
-    if state.halfmove >= 150:
-        return Outcome.draw("75-move rule")
-    if repetitions(state) >= 5:
-        return Outcome.draw("fivefold repetition")
-    return None
+    return automatic_draw(state.halfmove, repetitions(state))

@@ -31,6 +31,7 @@ class VoidriderChess(VariantBase[VoidriderState, Move]):
     aliases: ClassVar[tuple[str, ...]] = ("voidrider-chess",)
     title: ClassVar[str] = "Voidrider Chess"
     rulings: ClassVar[tuple[str, ...]] = tuple(f"W{n}" for n in range(1, 12))
+    help: ClassVar[str] = HELP_TEXT
 
     # -- the game (hooks of VariantBase) -----------------------------------------------------------
 
@@ -116,8 +117,6 @@ class VoidriderChess(VariantBase[VoidriderState, Move]):
             parts.append(f"{side_title(seat)} {', '.join(rights) if rights else 'none'}")
         return "; ".join(parts)
 
-    def help_text(self) -> str:
-        return HELP_TEXT
 
     # -- storage ----------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from pbem.engine.base import Outcome, Seat
+from pbem.engine.base import Outcome, Seat, automatic_draw
 from pbem.variants.voidrider.geometry import (
     ALL_RAYS,
     BLACK_PAWN_ATTACKERS,
@@ -378,11 +378,7 @@ def outcome(state: VoidriderState) -> Outcome | None:
         return Outcome.draw("stalemate")
     if bare_kings(state.board):
         return Outcome.draw("insufficient material (kings only)")
-    if state.halfmove >= 150:
-        return Outcome.draw("75-move rule")
-    if repetitions(state) >= 5:
-        return Outcome.draw("fivefold repetition")
-    return None
+    return automatic_draw(state.halfmove, repetitions(state))
 
 
 def perft(state: VoidriderState, depth: int) -> int:
