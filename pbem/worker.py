@@ -26,7 +26,7 @@ from pbem.mail.outbox import queue_mail
 from pbem.mail.render import render
 from pbem.store.db import Database
 from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
-from pbem.store.vocabulary import InboxStatus
+from pbem.store.vocabulary import InboxStatus, OutboxKind
 
 __all__ = ["Report", "Worker", "echo"]
 
@@ -292,9 +292,10 @@ class Worker:
         body = render("player/reply.txt", report=report, problems=mail.problems,
                       nothing=not (report.results or report.unprocessed or report.ignored),
                       public=self.services.addresses.public)
+        kind = OutboxKind.ERROR if failed_only else OutboxKind.REPLY
         ctx.send(Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
                           in_reply_to=mail.message_id, references=tuple(references),
-                          game_id=ctx.game.id if ctx.game else None, kind="error" if failed_only else "reply"))
+                          game_id=ctx.game.id if ctx.game else None, kind=kind))
         # The reply goes first in the outbox, before the mails the commands produced.
         ctx.outgoing.insert(0, ctx.outgoing.pop())
 
@@ -308,7 +309,7 @@ class Worker:
             return False
         since = self.services.now() - timedelta(hours=1)
         sent = ctx.session.exec(select(func.count()).select_from(OutboxItem).where(
-            OutboxItem.recipient == to, OutboxItem.kind == "error", col(OutboxItem.created_at) >= since)).one()
+            OutboxItem.recipient == to, OutboxItem.kind == OutboxKind.ERROR, col(OutboxItem.created_at) >= since)).one()
         return int(sent) >= limit
 
     def _notify_failure(self, session: Session, item: InboxItem) -> None:

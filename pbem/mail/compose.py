@@ -15,6 +15,8 @@ from email.mime.text import MIMEText
 from email.policy import Policy
 from email.utils import format_datetime, formataddr
 
+from pbem.store.vocabulary import OutboxKind
+
 __all__ = ["Outgoing", "SecretLeakError", "compose", "message_ids", "new_message_id", "plain_address",
            "scan_for_secrets"]
 
@@ -36,7 +38,7 @@ class Outgoing:
     in_reply_to: str = ""
     references: Sequence[str] = ()
     auto_submitted: str = "auto-replied"
-    kind: str = "reply"  # "error": a reply that only reports failures (rate-limited per recipient)
+    kind: OutboxKind = OutboxKind.REPLY
     game_id: int | None = None
     #: Strings this recipient must never see (other seats' unrevealed secrets).
     forbidden: tuple[str, ...] = field(default=(), repr=False)

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbem.store.vocabulary import ChallengeStatus, GameStatus, InboxStatus, OutboxStatus
+from pbem.store.vocabulary import ChallengeStatus, GameStatus, InboxStatus, OutboxKind, OutboxStatus
 
 
 def utcnow() -> datetime:
@@ -130,7 +130,7 @@ class OutboxItem(SQLModel, table=True):
     message_id: str = Field(max_length=998)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     game_id: int | None = Field(default=None, index=True)
-    kind: str = Field(default="reply", max_length=16)  # reply, error (rate-limited), ...
+    kind: str = Field(default=OutboxKind.REPLY, max_length=16)
     status: str = Field(default=OutboxStatus.PENDING, max_length=16, index=True)
     attempts: int = 0
     next_attempt_at: datetime = Field(default_factory=utcnow, index=True)

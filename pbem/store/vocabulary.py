@@ -11,6 +11,7 @@ __all__ = [
     "EventStatus",
     "GameStatus",
     "InboxStatus",
+    "OutboxKind",
     "OutboxStatus",
 ]
 
@@ -37,6 +38,13 @@ class InboxStatus(StrEnum):
     DONE = "done"
     HELD = "held"
     FAILED = "failed"
+
+
+class OutboxKind(StrEnum):
+    """Why a mail was sent: error replies (only failures to report) are rate-limited per recipient."""
+
+    REPLY = "reply"
+    ERROR = "error"
 
 
 class OutboxStatus(StrEnum):
