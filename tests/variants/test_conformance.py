@@ -15,11 +15,12 @@ from typing import Any
 import chess
 import pytest
 
-from pbem.engine.base import Audience, Variant
+from pbem.engine.base import Audience, Seat, Variant
 from pbem.engine.capabilities import FastPerft
 from pbem.engine.errors import IllegalMoveError, MoveError
 from pbem.variants import all_variants, get_variant
 from tests.variants.helpers import generic_perft, position, read_perft
+from tests.variants.judges import tri_d_king_attacked, voidrider_king_attacked
 
 KEYS = [variant.key for variant in all_variants()]
 SEED = int(os.environ.get("PBEM_CONFORMANCE_SEED", random.randrange(2**32)))
@@ -188,16 +189,10 @@ def mover_king_attacked(key: str, before: Any, after: Any) -> bool:
     if key == "hyperspace":
         return _hyperspace_king_attacked(after, chess.Board(before.fen).turn == chess.WHITE)
     if key == "tri-d":
-        from pbem.variants.tri_d import rules as tri_d_rules
-
-        king = tri_d_rules.king_square(after.board, before.turn)
-        return tri_d_rules.attacked(after.board, tri_d_rules.geometry(after), king, after.turn)
+        # Every opponent piece's capture reach, with the surfaces rebuilt from the state's attack-board pins.
+        return tri_d_king_attacked(after, before.turn)
     if key == "voidrider":
-        from pbem.variants.voidrider import rules as voidrider_rules
-
-        white = before.turn.value == "white"
-        king = after.board.index("K" if white else "k")
-        return voidrider_rules.attacked(after.board, king, not white)
+        return voidrider_king_attacked(after, before.turn is Seat.WHITE)
     raise AssertionError(f"no royal-safety judge for {key}")
 
 
@@ -210,5 +205,128 @@ def test_no_listed_move_leaves_the_own_king_attacked(key: str, rng: random.Rando
             assert not mover_king_attacked(key, state, after), engine.describe(state, action)
 
 
+@pytest.mark.parametrize("key", ["tri-d", "voidrider"])
+def test_the_judge_agrees_with_the_engine_s_check_marks(key: str, rng: random.Random) -> None:
+    """Both ways: a '+' or '#' in the record iff the judge finds the side to move attacked."""
+    engine = engine_for(key)
+    checks = 0
+    for _ in range(6):
+        for state, action, after in playout(engine, rng, 80, greedy=True):
+            marked = engine.apply(state, action).record.endswith(("+", "#"))
+            if key == "tri-d":
+                attacked = tri_d_king_attacked(after, after.turn)
+            else:
+                attacked = voidrider_king_attacked(after, after.turn is Seat.WHITE)
+            assert marked == attacked, engine.describe(state, action)
+            checks += attacked
+    assert checks, "no random playout gave check"
+
+
 def test_outer_space_is_the_variant_without_check() -> None:
     assert [v.key for v in all_variants() if not v.royal_check] == ["outer-space"]
+
+
+# -- the tri-d and Voidrider judges can fail: positions where a king IS attacked ---------------------
+
+TRI_D_BOARDS = {"b1(1)": "white", "e1(1)": "white", "b8(7)": "black", "e8(7)": "black"}
+
+
+def _tri_d(pieces: dict[str, str], boards: dict[str, str] = TRI_D_BOARDS, turn: str = "white",
+           **rules: bool) -> Any:
+    return engine_for("tri-d").load({"format": "tri-d/1", "pieces": pieces, "turn": turn,
+                                     "boards": [{"pin": pin, "owner": owner} for pin, owner in boards.items()],
+                                     "rules": {"knight_two_routes": True, **rules}})
+
+
+def _tri_d_moved(state: Any, src: str, dst: str) -> Any:
+    """``state`` with the piece on ``src`` put on ``dst`` and the turn passed, by editing the dump (no rules)."""
+    engine = engine_for("tri-d")
+    data = engine.dump(state)
+    pieces = dict(data["pieces"])
+    pieces[dst] = pieces.pop(src).rstrip("*^")
+    return engine.load({**data, "pieces": pieces, "turn": "black" if data["turn"] == "white" else "white",
+                        "ep": None})
+
+
+def test_tri_d_judge_sees_a_check_through_an_implied_position() -> None:
+    # V13: the bishop's (R,L) diagonal d1(2) -> d2(3) (implied) -> d3(4), made by the engine.
+    engine = engine_for("tri-d")
+    before = _tri_d({"e2(2)": "B", "b1(2)": "K", "d3(4)": "k", "e7(6)": "p"})
+    check = engine.apply(before, engine.parse_action(before, "Be2(2)-d1(2)")).state
+    assert not tri_d_king_attacked(before, 1) and tri_d_king_attacked(check, 1)
+    assert not tri_d_king_attacked(check, 0)
+    # A Black move that ignores the check leaves the king attacked: the property would catch it.
+    ignored = _tri_d_moved(check, "e7(6)", "e6(6)")
+    assert mover_king_attacked("tri-d", check, ignored)
+    assert not mover_king_attacked("tri-d", check, _tri_d_moved(check, "d3(4)", "c3(4)"))
+
+
+@pytest.mark.parametrize(("pieces", "boards", "rules", "attacked"), [
+    # Knight, one level by the skipped absent level 3 (V7): both routes reach b3(4) ...
+    ({"b1(2)": "N", "e2(2)": "K", "b3(4)": "k"}, TRI_D_BOARDS, {}, True),
+    # ... with boards at b1(3) and b3(3) both routes stop on level 3 ...
+    ({"b1(2)": "N", "e2(2)": "K", "b3(4)": "k"},
+     {"b1(3)": "white", "b3(3)": "white", "b8(7)": "black", "e8(7)": "black"}, {}, False),
+    # ... with only b3(3), the vertical-first route at b1 still skips to level 4, unless the game says not.
+    ({"b1(2)": "N", "e2(2)": "K", "b3(4)": "k"},
+     {"b3(3)": "white", "e1(1)": "white", "b8(7)": "black", "e8(7)": "black"}, {}, True),
+    ({"b1(2)": "N", "e2(2)": "K", "b3(4)": "k"},
+     {"b3(3)": "white", "e1(1)": "white", "b8(7)": "black", "e8(7)": "black"}, {"knight_two_routes": False}, False),
+    # Pawn, sideways and up (V8): over the absent b4(3) to b4(4); a board at b4(3) stops it there.
+    ({"c4(2)": "P", "e1(2)": "K", "b4(4)": "k"}, TRI_D_BOARDS, {}, True),
+    ({"c4(2)": "P", "e1(2)": "K", "b4(4)": "k"},
+     {"b4(3)": "white", "e1(1)": "white", "b8(7)": "black", "e8(7)": "black"}, {}, False),
+    ({"c4(2)": "P", "e1(2)": "K", "c5(4)": "k"}, TRI_D_BOARDS, {}, False),  # straight up is no capture
+    # Rook along rank 9 of level 7 through the implied c9(7), d9(7); a piece on b9(7) blocks it.
+    ({"a9(7)": "R", "b1(2)": "K", "f9(7)": "k"}, TRI_D_BOARDS, {}, True),
+    ({"a9(7)": "R", "b9(7)": "q", "b1(2)": "K", "f9(7)": "k"}, TRI_D_BOARDS, {}, False),
+    # A knight pinned to its own king by the rook on b4(2) still gives check.
+    ({"b1(2)": "K", "b2(2)": "N", "b4(2)": "r", "d3(2)": "k"}, TRI_D_BOARDS, {}, True),
+    # Kings one level apart across the absent level 3.
+    ({"c3(2)": "K", "c3(4)": "k"}, TRI_D_BOARDS, {}, True),
+])
+def test_tri_d_judge_cases(pieces: dict[str, str], boards: dict[str, str], rules: dict[str, bool],
+                           attacked: bool) -> None:
+    state = _tri_d(pieces, boards, turn="white", **rules)
+    assert tri_d_king_attacked(state, 1) is attacked
+
+
+def _voidrider(rows: list[str], turn: str = "white") -> Any:
+    return engine_for("voidrider").load({"format": "voidrider-chess/1", "board": rows, "turn": turn,
+                                         "castling": "", "halfmove": 0, "fullmove": 20})
+
+
+def test_voidrider_judge_sees_a_check_across_void_and_a_void_opened_by_a_space_move() -> None:
+    engine = engine_for("voidrider")
+    # W11: the Voidrider's space move to a5 gives check across the void b5, c5 (made by the engine).
+    before = _voidrider([".......", ".......", ".......", ".......", "   k.  ", "V......", ".......",
+                         ".......", "K......"])
+    check = engine.apply(before, engine.parse_action(before, "Va4~a5")).state
+    assert not voidrider_king_attacked(before, False) and voidrider_king_attacked(check, False)
+    assert not voidrider_king_attacked(check, True)
+    # W8: carrying d3 away (Bd3~c3) would open the void line d5-d3 between the Voidrider and the king;
+    # the edited dump is that move made without the rules, and the judge catches it.
+    shield = ["k......", ".......", ".......", "...v...", "... ...", "... ...", ".. B...", "...K...", "......."]
+    carried = [*shield[:6], "..B ...", *shield[7:]]
+    assert not mover_king_attacked("voidrider", _voidrider(shield), _voidrider(shield, "black"))
+    assert mover_king_attacked("voidrider", _voidrider(shield), _voidrider(carried, "black"))
+
+
+@pytest.mark.parametrize(("rows", "attacked"), [
+    # A rook is stopped by void (W5); across spaces it checks.
+    ([".......", ".......", ".......", ".......", "R  k...", ".......", ".......", ".......", "K......"], False),
+    ([".......", ".......", ".......", ".......", "R..k...", ".......", ".......", ".......", "K......"], True),
+    # A bishop likewise; the knight leaps over void.
+    (["...k...", ".. ....", ".B.....", ".......", ".......", ".......", ".......", ".......", "K......"], False),
+    (["...k...", "       ", "  N    ", ".......", ".......", ".......", ".......", ".......", "K......"], True),
+    # The Voidrider rides to the first space only: an empty space before the king shields it.
+    (["...k...", "       ", "   .   ", "       ", "...V...", ".......", ".......", ".......", "K......"], False),
+    (["...k...", "       ", "       ", "       ", "...V...", ".......", ".......", ".......", "K......"], True),
+    # A pawn captures forward-diagonally only.
+    ([".......", ".......", ".......", ".......", "...k...", "..P....", ".......", ".......", "K......"], True),
+    ([".......", ".......", ".......", ".......", "..k....", "..P....", ".......", ".......", "K......"], False),
+    # A knight pinned to its own king by the rook on g1 still gives check.
+    ([".......", ".......", ".......", ".......", ".......", ".......", "...k...", ".......", "K.N...r"], True),
+])
+def test_voidrider_judge_cases(rows: list[str], attacked: bool) -> None:
+    assert voidrider_king_attacked(_voidrider(rows, turn="black"), False) is attacked

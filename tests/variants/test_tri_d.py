@@ -1,6 +1,6 @@
 """Tri-d (Victor Rules Space Chess) engine: start counts, one test per ruling (V1-V17), notation, draws,
 diagram, CLI, and random games cross-checked against a naive move generator written from the spec
-(bottom of this file), which shares no code with the engine beyond the stored-state format."""
+(tests/variants/judges.py), which shares no code with the engine beyond the stored-state format."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pbem.variants import get_variant
 from pbem.variants.tri_d.engine import VARIANT, TriDChess
 from pbem.variants.tri_d.geometry import geometry_for
 from pbem.variants.tri_d.model import BOARD, PIN_INDEX, PINS, Move, TriDState
+from tests.variants.judges import SPEC_TABLE, pin_cells, reference_moves, square_label, surfaces_of
 
 ENGINE = TriDChess()
 
@@ -28,34 +29,6 @@ START_MOVES = sorted([
     "Bc1(2)-c3(4)", "Bc1(2)-c5(6)", "Bd1(2)-d3(4)", "Bd1(2)-d5(6)",
     "O-O",
 ])
-
-#: Spec 2.2, the reconstructed adjacency table: pin -> (its four squares, its adjacent pins).
-SPEC_TABLE: dict[str, tuple[str, str]] = {
-    "b1(1)": ("a0 b0 a1 b1", "e1(1) b4(1) b1(3)"),
-    "e1(1)": ("e0 f0 e1 f1", "b1(1) e4(1) e1(3)"),
-    "b4(1)": ("a4 b4 a5 b5", "e4(1) b1(1) b4(3)"),
-    "e4(1)": ("e4 f4 e5 f5", "b4(1) e1(1) e4(3)"),
-    "b1(3)": ("a0 b0 a1 b1", "e1(3) b4(3) b1(1) b3(3)"),
-    "e1(3)": ("e0 f0 e1 f1", "b1(3) e4(3) e1(1) e3(3)"),
-    "b3(3)": ("a2 b2 a3 b3", "e3(3) b6(3) b3(5) b1(3) b4(3)"),
-    "e3(3)": ("e2 f2 e3 f3", "b3(3) e6(3) e3(5) e1(3) e4(3)"),
-    "b4(3)": ("a4 b4 a5 b5", "e4(3) b1(3) b4(1) b3(3) b6(3)"),
-    "e4(3)": ("e4 f4 e5 f5", "b4(3) e1(3) e4(1) e3(3) e6(3)"),
-    "b6(3)": ("a6 b6 a7 b7", "e6(3) b3(3) b6(5) b4(3)"),
-    "e6(3)": ("e6 f6 e7 f7", "b6(3) e3(3) e6(5) e4(3)"),
-    "b3(5)": ("a2 b2 a3 b3", "e3(5) b6(5) b3(3) b5(5)"),
-    "e3(5)": ("e2 f2 e3 f3", "b3(5) e6(5) e3(3) e5(5)"),
-    "b5(5)": ("a4 b4 a5 b5", "e5(5) b8(5) b5(7) b3(5) b6(5)"),
-    "e5(5)": ("e4 f4 e5 f5", "b5(5) e8(5) e5(7) e3(5) e6(5)"),
-    "b6(5)": ("a6 b6 a7 b7", "e6(5) b3(5) b6(3) b5(5) b8(5)"),
-    "e6(5)": ("e6 f6 e7 f7", "b6(5) e3(5) e6(3) e5(5) e8(5)"),
-    "b8(5)": ("a8 b8 a9 b9", "e8(5) b5(5) b8(7) b6(5)"),
-    "e8(5)": ("e8 f8 e9 f9", "b8(5) e5(5) e8(7) e6(5)"),
-    "b5(7)": ("a4 b4 a5 b5", "e5(7) b8(7) b5(5)"),
-    "e5(7)": ("e4 f4 e5 f5", "b5(7) e8(7) e5(5)"),
-    "b8(7)": ("a8 b8 a9 b9", "e8(7) b5(7) b8(5)"),
-    "e8(7)": ("e8 f8 e9 f9", "b8(7) e5(7) e8(5)"),
-}
 
 #: A piece that keeps a hand-made position from being a bare-kings draw (it plays no part).
 FILLER = {"e7(6)": "p"}
@@ -189,7 +162,7 @@ def test_V1_adjacency_matches_the_spec_table_for_all_24_pins() -> None:
         pin = PINS[PIN_INDEX[name]]
         level = name[-2]
         assert sorted(f"{sq}({level})" for sq in squares.split()) == sorted(
-            _square(c) for c in pin.cells), name
+            square_label(c) for c in pin.cells), name
         assert sorted(PINS[j].name for j in ADJACENT[PIN_INDEX[name]]) == sorted(adjacent.split()), name
     counts = sorted(len(adj.split()) for _, adj in SPEC_TABLE.values())
     assert counts.count(3) == 8 and counts.count(4) == 8 and counts.count(5) == 8
@@ -700,13 +673,13 @@ def _in_check(state: TriDState) -> bool:
 
 def _check_invariants(state: TriDState) -> None:
     data = ENGINE.dump(state)
-    surfaces = _surfaces(owners_of(state))
+    surfaces = surfaces_of(owners_of(state))
     assert set(data["pieces"]) <= surfaces
     assert sorted(v.lower().rstrip("*") for v in data["pieces"].values()).count("k") == 2
     assert len(data["boards"]) == 4
     for pin, owner in owners_of(state).items():
         colours = {("white" if v[0].isupper() else "black") for sq, v in data["pieces"].items()
-                   if sq in _cells(pin)}
+                   if sq in pin_cells(pin)}
         if len(colours) == 1:
             assert colours == {owner}, (pin, owner)  # V12
     for square, piece in data["pieces"].items():
@@ -715,256 +688,10 @@ def _check_invariants(state: TriDState) -> None:
             rank, level = square[1], int(square[3])
             assert not (rank == last[1] or (rank == last[0] and level % 2 == 0)), (square, piece)
     geo = geometry_for(tuple(sorted(PIN_INDEX[p] for p in owners_of(state))))
-    assert {_square(p) for p in geo.squares} == surfaces
+    assert {square_label(p) for p in geo.squares} == surfaces
 
 
-# -- the naive reference, written from spec 2.2-2.4 -----------------------------------------------
-
-
-def _square(p: int) -> str:
-    return f"{'abcdef'[p % 6]}{(p // 6) % 10}({p // 60 + 1})"
-
-
-def _cells(pin: str) -> set[str]:
-    return {f"{sq}({pin[-2]})" for sq in SPEC_TABLE[pin][0].split()}
-
-
-def _surfaces(boards: dict[str, str] | list[str]) -> set[str]:
-    found = {f"{f}{r}({lv})" for lv, low in ((2, 1), (4, 3), (6, 5)) for r in range(low, low + 4) for f in "bcde"}
-    for pin in boards:
-        found |= _cells(pin)
-    return found
-
-
-def _attached_level(pin: str) -> int:
-    # Spec table, "attached to": pin ranks 1/4 hang on W, 3/6 on N, 5/8 on B.
-    return {"1": 2, "4": 2, "3": 4, "6": 4, "5": 6, "8": 6}[pin[1]]
-
-
-def _name(f: int, r: int, lv: int) -> str | None:
-    return f"{'abcdef'[f]}{r}({lv})" if 0 <= f < 6 and 0 <= r < 10 and 1 <= lv <= 7 else None
-
-
-def _xyz(name: str) -> tuple[int, int, int]:
-    return "abcdef".index(name[0]), int(name[1]), int(name[3])
-
-
-class _Ref:
-    """One position as the spec describes it: pieces by name, surfaces, vstep, and movement."""
-
-    def __init__(self, state: TriDState) -> None:
-        data = ENGINE.dump(state)
-        self.pieces: dict[str, str] = dict(data["pieces"])
-        self.boards: dict[str, str] = {b["pin"]: b["owner"] for b in data["boards"]}
-        self.turn = data["turn"]
-        self.ep = data["ep"]
-        self.first_move = data["fullmove"] == 1
-        self.surfaces = _surfaces(self.boards)
-
-    def white(self, piece: str) -> bool:
-        return piece[0].isupper()
-
-    def mine(self, square: str, side: str) -> bool:
-        piece = self.pieces.get(square)
-        return piece is not None and self.white(piece) == (side == "white")
-
-    def vstep(self, f: int, r: int, lv: int, up: int) -> int | None:
-        target = lv + up
-        if not 1 <= target <= 7:
-            return None
-        if target % 2 == 1 and _name(f, r, target) not in self.surfaces:
-            target += up
-        return target if 1 <= target <= 7 else None
-
-    def land(self, f: int, r: int, lv: int | None) -> str | None:
-        name = None if lv is None else _name(f, r, lv)
-        return name if name in self.surfaces else None
-
-    def targets(self, square: str, side: str, captures_only: bool = False) -> list[tuple[str, str]]:
-        """(destination, kind) pairs by movement alone; kind is '', 'ep' or 'rp'."""
-        piece = self.pieces[square].upper()[0]
-        f, r, lv = _xyz(square)
-        out: list[tuple[str, str]] = []
-        if piece in "RBQ":
-            dirs = []
-            if piece in "RQ":
-                dirs += [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
-            if piece in "BQ":
-                for a in (1, -1):
-                    for b in (1, -1):
-                        dirs += [(a, b, 0), (0, a, b), (a, 0, b)]
-            for df, dr, dl in dirs:
-                x, y, z = f + df, r + dr, lv + dl
-                while _name(x, y, z) is not None:
-                    name = _name(x, y, z)
-                    assert name is not None
-                    if name in self.pieces:
-                        if not self.mine(name, side):
-                            out.append((name, ""))
-                        break
-                    if name in self.surfaces:
-                        out.append((name, ""))
-                    x, y, z = x + df, y + dr, z + dl
-        elif piece == "N":
-            for a, b in ((1, 2), (2, 1)):
-                for s in (1, -1):
-                    for t in (1, -1):
-                        for vec in ((a * s, b * t, 0), (a * s, 0, b * t), (0, a * s, b * t)):
-                            df, dr, dl = vec
-                            if abs(dl) == 1:
-                                routes = {self.land(f + df, r + dr, self.vstep(f, r, lv, dl)),
-                                          self.land(f + df, r + dr, self.vstep(f + df, r + dr, lv, dl))}
-                            else:
-                                routes = {self.land(f + df, r + dr, lv + dl)}
-                            out += [(d, "") for d in routes if d and not self.mine(d, side)]
-        elif piece == "K":
-            for df in (-1, 0, 1):
-                for dr in (-1, 0, 1):
-                    for dl in (-1, 0, 1):
-                        if (df, dr, dl) == (0, 0, 0):
-                            continue
-                        x, y = f + df, r + dr
-                        if not (0 <= x < 6 and 0 <= y < 10):
-                            continue
-                        d = self.land(x, y, self.vstep(x, y, lv, dl) if dl else lv)
-                        if d and not self.mine(d, side):
-                            out.append((d, ""))
-        else:
-            ahead = 1 if side == "white" else -1
-            for df in (-1, 1):
-                if not 0 <= f + df < 6:
-                    continue
-                for d in (self.land(f + df, r + ahead, lv), self.land(f + df, r, self.vstep(f + df, r, lv, ahead))):
-                    if d is None:
-                        continue
-                    if d in self.pieces and not self.mine(d, side):
-                        out.append((d, ""))
-                    elif captures_only:
-                        out.append((d, ""))  # an attack on an empty square still counts for attacks
-                    elif d == self.ep and d not in self.pieces:
-                        out.append((d, "ep"))
-            if captures_only:
-                return out
-            for d in (self.land(f, r + ahead, lv), self.land(f, r, self.vstep(f, r, lv, ahead))):
-                if d and d not in self.pieces:
-                    out.append((d, ""))
-            mid, far = _name(f, r + ahead, lv), self.land(f, r + 2 * ahead, lv)
-            if "*" in self.pieces[square] and mid and far and mid not in self.pieces and far not in self.pieces:
-                out.append((far, ""))
-            if "^" in self.pieces[square]:
-                for pin in self.boards:
-                    if square in _cells(pin):
-                        toward = 1 if _attached_level(pin) > lv else -1
-                        d = self.land(f + (1 if f <= 2 else -1), r + ahead, lv + toward)
-                        if d and d not in self.pieces:
-                            out.append((d, "rp"))
-        return out
-
-    def attacked(self, square: str, by: str) -> bool:
-        for origin in list(self.pieces):
-            if self.mine(origin, by):
-                captures = self.pieces[origin][0].upper() == "P"
-                if any(d == square for d, _ in self.targets(origin, by, captures_only=captures)):
-                    return True
-        return False
-
-    def king(self, side: str) -> str:
-        return next(sq for sq, p in self.pieces.items() if p[0] == ("K" if side == "white" else "k"))
-
-    def copy(self) -> _Ref:
-        other = object.__new__(_Ref)
-        other.__dict__.update(self.__dict__)
-        other.pieces = dict(self.pieces)
-        other.boards = dict(self.boards)
-        other.surfaces = set(self.surfaces)
-        return other
-
-
-def _promotes(square: str, side: str) -> bool:
-    rank, level = square[1], int(square[3])
-    last_mb, last_ab = ("8", "9") if side == "white" else ("1", "0")
-    return rank == last_ab or (rank == last_mb and level % 2 == 0)
-
-
-def reference_moves(state: TriDState) -> list[str]:
-    """Every legal move in canonical notation, generated from the spec without the engine's tables."""
-    ref = _Ref(state)
-    side, other = ref.turn, ("black" if ref.turn == "white" else "white")
-    found: list[str] = []
-
-    def legal(after: _Ref) -> bool:
-        return not after.attacked(after.king(side), other)
-
-    for square in list(ref.pieces):
-        if not ref.mine(square, side):
-            continue
-        letter = ref.pieces[square][0].upper()
-        for dest, kind in ref.targets(square, side):
-            after = ref.copy()
-            moving = after.pieces.pop(square).replace("*", "")
-            capture = dest in ref.pieces or kind == "ep"
-            if kind == "ep":
-                f, r, lv = _xyz(dest)
-                victim = _name(f, r + (-1 if side == "white" else 1), lv)
-                after.pieces.pop(victim or "")
-            after.pieces[dest] = moving
-            if not legal(after):
-                continue
-            text = f"{letter}{square}{'x' if capture else '-'}{dest}"
-            if kind == "ep":
-                found.append(text + "ep")
-            elif letter == "P" and _promotes(dest, side):
-                found += [f"{text}={p}" for p in "QRBN"]
-            else:
-                found.append(text)
-    rank, level = ("0", "1") if side == "white" else ("9", "7")
-    king_home, k = f"e{rank}({level})", ("K*" if side == "white" else "k*")
-    rook = "R*" if side == "white" else "r*"
-    if ref.pieces.get(king_home) == k and not ref.attacked(king_home, other) and not (
-            ref.first_move and not state.rules.castle_on_first_move):
-        for notation, rook_home, king_to in (("O-O", f"f{rank}({level})", f"f{rank}({level})"),
-                                             ("O-O-O", f"a{rank}({level})", f"b{rank}({level})")):
-            if ref.pieces.get(rook_home) != rook or (notation == "O-O-O" and king_to in ref.pieces):
-                continue
-            after = ref.copy()
-            after.pieces.pop(rook_home)
-            after.pieces.pop(king_home)
-            after.pieces[king_to], after.pieces[king_home] = k[0], rook[0]
-            if legal(after):
-                found.append(notation)
-    for pin, owner in ref.boards.items():
-        if owner != side:
-            continue
-        aboard = [sq for sq in ref.pieces if sq in _cells(pin)]
-        if len(aboard) > 1 or (aboard and (ref.pieces[aboard[0]][0] != ("P" if side == "white" else "p"))):
-            continue
-        for target in SPEC_TABLE[pin][1].split():
-            if target in ref.boards:
-                continue
-            after = ref.copy()
-            del after.boards[pin]
-            after.boards[target] = owner
-            after.surfaces = _surfaces(after.boards)
-            promote = False
-            if aboard:
-                # V10: pin cell to pin cell, outer file to outer file, outer rank to outer rank.
-                f, r, lv = _xyz(aboard[0])
-                pf, pr, _plv = _xyz(pin)
-                tf, tr, tlv = _xyz(target)
-                outer = next(c for c in _cells(target) if c[0] != target[0] and c[1] != target[1])
-                new_f = tf if f == pf else "abcdef".index(outer[0])
-                new_r = tr if r == pr else int(outer[1])
-                dest = _name(new_f, new_r, tlv)
-                assert dest is not None and dest in _cells(target)
-                piece = after.pieces.pop(aboard[0])
-                if not state.rules.carried_double_step:
-                    piece = piece.replace("*", "")
-                after.pieces[dest] = piece
-                promote = _promotes(dest, side)
-            if legal(after):
-                text = f"@{pin}-{target}"
-                found += [f"{text}={p}" for p in "QRBN"] if promote else [text]
-    return found
+# -- the naive reference (tests/variants/judges.py), written from spec 2.2-2.4 --------------------
 
 
 def test_reference_agrees_at_the_start_and_in_hand_made_positions() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,6 +15,7 @@ from pbem.variants.voidrider.geometry import SQUARE_NAMES, parse_square
 from pbem.variants.voidrider.helptext import RULINGS
 from pbem.variants.voidrider.model import Move, VoidriderState
 from pbem.variants.voidrider.rules import repetitions
+from tests.variants.judges import VoidriderReference, as_reference
 
 ENGINE = VoidriderChess()
 
@@ -498,147 +498,7 @@ def test_help_lists_every_ruling_and_examples() -> None:
     assert max(len(line) for line in text.splitlines()) <= 100
 
 
-# -- an independent move generator, for perft and for every playout position -----------------------
-
-_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
-_LEAPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
-_Square = tuple[int, int]
-_RefMove = tuple[_Square, _Square, bool, str | None]
-
-
-class Reference:
-    """Voidrider Chess written from the rules text with sets and dicts, sharing no code with the engine."""
-
-    def __init__(self, spaces: set[_Square], pieces: dict[_Square, str], white: bool, castling: str) -> None:
-        self.spaces, self.pieces, self.white, self.castling = spaces, pieces, white, castling
-
-    @classmethod
-    def of(cls, state: VoidriderState) -> Reference:
-        spaces = {(i % 7, i // 7) for i, c in enumerate(state.board) if c != " "}
-        pieces = {(i % 7, i // 7): c for i, c in enumerate(state.board) if c not in " ."}
-        return cls(spaces, pieces, state.turn is Seat.WHITE, state.castling)
-
-    @staticmethod
-    def inside(square: _Square) -> bool:
-        return 0 <= square[0] < 7 and 0 <= square[1] < 9
-
-    def ours(self, square: _Square, white: bool) -> bool:
-        return square in self.pieces and self.pieces[square].isupper() == white
-
-    def pseudo(self, white: bool, with_space_moves: bool = True) -> Iterator[_RefMove]:
-        for (f, r), piece in list(self.pieces.items()):
-            if piece.isupper() != white:
-                continue
-            kind = piece.upper()
-
-            def landing(square: _Square) -> bool:
-                return square in self.spaces and not self.ours(square, white)
-
-            if kind == "N":
-                for df, dr in _LEAPS:
-                    if landing((f + df, r + dr)):
-                        yield (f, r), (f + df, r + dr), False, None
-            elif kind == "K":
-                for df, dr in _DIRECTIONS:
-                    if landing((f + df, r + dr)):
-                        yield (f, r), (f + df, r + dr), False, None
-            elif kind in "RB":
-                for df, dr in _DIRECTIONS[:4] if kind == "R" else _DIRECTIONS[4:]:
-                    square = (f + df, r + dr)
-                    while square in self.spaces:
-                        if landing(square):
-                            yield (f, r), square, False, None
-                        if square in self.pieces:
-                            break
-                        square = (square[0] + df, square[1] + dr)
-            elif kind == "V":
-                for df, dr in _DIRECTIONS:
-                    square = (f + df, r + dr)
-                    while self.inside(square) and square not in self.spaces:
-                        square = (square[0] + df, square[1] + dr)
-                    if landing(square):
-                        yield (f, r), square, False, None
-            else:
-                forward = 1 if white else -1
-                last = 8 if white else 0
-                promos: tuple[str | None, ...] = tuple("VRBN") if r + forward == last else (None,)
-                ahead = (f, r + forward)
-                if ahead in self.spaces and ahead not in self.pieces:
-                    for promo in promos:
-                        yield (f, r), ahead, False, promo
-                for df in (-1, 1):
-                    target = (f + df, r + forward)
-                    if target in self.pieces and not self.ours(target, white):
-                        for promo in promos:
-                            yield (f, r), target, False, promo
-            if not with_space_moves:
-                continue
-            for df, dr in _DIRECTIONS[:4]:
-                if kind == "P" and dr == (-1 if white else 1):
-                    continue
-                square = (f + df, r + dr)
-                while self.inside(square) and square not in self.spaces:
-                    sides = [(square[0] + a, square[1] + b) for a, b in _DIRECTIONS[:4]]
-                    if any(s in self.spaces and s != (f, r) for s in sides):
-                        if kind == "P" and dr and square[1] == (8 if white else 0):
-                            for promo in "VRBN":
-                                yield (f, r), square, True, promo
-                        else:
-                            yield (f, r), square, True, None
-                    if kind != "V":
-                        break
-                    square = (square[0] + df, square[1] + dr)
-        yield from self.castlings(white)
-
-    def castlings(self, white: bool) -> Iterator[_RefMove]:
-        rank = 1 if white else 7
-        for letter, rook_file, target_file in (("A", 0, 1), ("G", 6, 5)):
-            if (letter if white else letter.lower()) not in self.castling:
-                continue
-            if self.pieces.get((3, rank)) != ("K" if white else "k"):
-                continue
-            if self.pieces.get((rook_file, rank)) != ("R" if white else "r"):
-                continue
-            step = 1 if rook_file > 3 else -1
-            between = [(f, rank) for f in range(3 + step, rook_file, step)]
-            if any(s not in self.spaces or s in self.pieces for s in between):
-                continue
-            if any(self.attacked((f, rank), not white) for f in (3, 3 + step, target_file)):
-                continue
-            yield (3, rank), (target_file, rank), False, None
-
-    def attacked(self, square: _Square, by_white: bool) -> bool:
-        return any(move[1] == square for move in self.pseudo(by_white, with_space_moves=False)
-                   if move[0] not in ((3, 1), (3, 7)) or abs(move[1][0] - move[0][0]) != 2)
-
-    def after(self, move: _RefMove) -> Reference:
-        spaces, pieces = set(self.spaces), dict(self.pieces)
-        frm, to, space, promo = move
-        piece = pieces.pop(frm)
-        if promo:
-            piece = promo if piece.isupper() else promo.lower()
-        pieces[to] = piece
-        if space:
-            spaces.discard(frm)
-            spaces.add(to)
-        elif piece in "Kk" and abs(to[0] - frm[0]) == 2:
-            rook_from = (0 if to[0] < frm[0] else 6, frm[1])
-            pieces[((frm[0] + to[0]) // 2, frm[1])] = pieces.pop(rook_from)
-        return Reference(spaces, pieces, not self.white, self.castling)
-
-    def legal(self) -> set[_RefMove]:
-        found = set()
-        for move in self.pseudo(self.white):
-            child = self.after(move)
-            king = next(s for s, p in child.pieces.items() if p == ("K" if self.white else "k"))
-            if not child.attacked(king, not self.white):
-                found.add(move)
-        return found
-
-
-def as_reference(move: Move) -> _RefMove:
-    f, t = move.from_cell, move.to_cell
-    return (f % 7, f // 7), (t % 7, t // 7), move.space, move.promotion
+# -- the independent move generator (tests/variants/judges.py): perft and playout positions ------
 
 
 @pytest.mark.parametrize(("depth", "expected"), [(1, 23), (2, 529), (3, 12052)])
@@ -659,8 +519,8 @@ def test_reference_generator_agrees_at_depth_two() -> None:
     start = ENGINE.setup()
     for move in ENGINE.legal_actions(start):
         child = ENGINE.apply(start, move).state
-        assert {as_reference(m) for m in ENGINE.legal_actions(child)} == Reference.of(child).legal()
-        total += len(Reference.of(child).legal())
+        assert {as_reference(m) for m in ENGINE.legal_actions(child)} == VoidriderReference.of(child).legal()
+        total += len(VoidriderReference.of(child).legal())
     assert total == 529
 
 
@@ -684,7 +544,7 @@ def test_random_playouts_round_trip_never_raise_and_keep_the_invariants() -> Non
                 endings.add(ENGINE.outcome(state).reason)  # type: ignore[union-attr]
                 break
             if game % 6 == 0 and _ply % 3 == 0:
-                assert {as_reference(m) for m in actions} == Reference.of(state).legal()
+                assert {as_reference(m) for m in actions} == VoidriderReference.of(state).legal()
                 checked_reference += 1
             texts = [ENGINE.describe(state, a) for a in actions]
             assert len(set(texts)) == len(texts)
