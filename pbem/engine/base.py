@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
+from pbem.engine.board_view import BoardView, Highlight
 from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError
 
 StateT = TypeVar("StateT")
@@ -83,6 +84,8 @@ class Transition(Generic[StateT]):
     state: StateT
     record: str
     notes: tuple[Note, ...] = ()
+    #: The squares a picture highlights for this turn (public: from, to, a square left or returned to).
+    highlights: tuple[Highlight, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,8 @@ class View:
     move_number: int
     status: tuple[str, ...] = ()  # public lines: check, pool contents, pending offers
     private: tuple[str, ...] = ()  # lines only this audience may read (own secrets)
+    #: The same position as data for a picture, built for the same audience (None: no picture).
+    board: BoardView | None = None
 
 
 @runtime_checkable
@@ -125,7 +130,7 @@ class Variant(Protocol[StateT, ActionT]):
     def apply(self, state: StateT, action: ActionT) -> Transition[StateT]: ...
     def outcome(self, state: StateT) -> Outcome | None: ...
     def claim_draw(self, state: StateT) -> Outcome | None: ...
-    def view(self, state: StateT, audience: Recipient) -> View: ...
+    def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = ()) -> View: ...
     def help_text(self) -> str: ...
     def dump(self, state: StateT) -> dict[str, Any]: ...
     def load(self, data: Mapping[str, Any]) -> StateT: ...
@@ -264,6 +269,10 @@ class VariantBase(Generic[StateT, ActionT]):
     def _diagram(self, state: StateT, flipped: bool) -> str:
         raise NotImplementedError
 
+    def _board(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView | None:
+        """The position as picture data for ``audience`` (None until the variant draws one)."""
+        return None
+
     # -- templates --------------------------------------------------------------------------------
 
     def setup(self) -> StateT:
@@ -313,7 +322,8 @@ class VariantBase(Generic[StateT, ActionT]):
             return None
         return claimable_draw(self._outcome(state) is not None, *counters)
 
-    def view(self, state: StateT, audience: Recipient) -> View:
+    def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = ()) -> View:
+        """What ``audience`` may know of ``state``; ``highlights`` mark the last move in the picture."""
         over = self._outcome(state)
         side = self._side(state)
         status: list[str] = []
@@ -330,4 +340,5 @@ class VariantBase(Generic[StateT, ActionT]):
             move_number=self._fullmove(state),
             status=tuple(status),
             private=tuple(self._private(state, audience)),
+            board=self._board(state, audience, highlights),
         )

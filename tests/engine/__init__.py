@@ -1,0 +1,1 @@
+"""Tests of pbem.engine: values shared by every variant."""
