@@ -8,23 +8,47 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email import encoders
 from email.charset import QP, Charset
 from email.header import Header
 from email.message import Message
+from email.mime.base import MIMEBase
+from email.mime.image import MIMEImage
+from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.policy import Policy
 from email.utils import format_datetime, formataddr
 
 from pbem.store.vocabulary import OutboxKind
 
-__all__ = ["Outgoing", "SecretLeakError", "compose", "message_ids", "new_message_id", "plain_address",
-           "scan_for_secrets"]
+__all__ = ["Attachment", "InlineImage", "Outgoing", "SecretLeakError", "compose", "message_ids", "new_message_id",
+           "plain_address", "scan_for_secrets"]
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class SecretLeakError(RuntimeError):
     """A mail about to be queued contains a secret its recipient may not see."""
+
+
+@dataclass(frozen=True, slots=True)
+class InlineImage:
+    """A picture the HTML part shows by ``cid:`` (e.g. the board), sent inside multipart/related."""
+
+    cid: str  # without angle brackets, unique within the mail
+    data: bytes
+    subtype: str = "png"
+    filename: str = "board.png"
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file the reader may save (the game's record, its animated GIF)."""
+
+    filename: str
+    data: bytes
+    maintype: str = "application"
+    subtype: str = "octet-stream"
 
 
 @dataclass
@@ -42,6 +66,10 @@ class Outgoing:
     game_id: int | None = None
     #: Strings this recipient must never see (other seats' unrevealed secrets).
     forbidden: tuple[str, ...] = field(default=(), repr=False)
+    #: An HTML alternative of ``body`` (same content), with the pictures it shows by cid.
+    html: str = field(default="", repr=False)
+    images: tuple[InlineImage, ...] = field(default=(), repr=False)
+    attachments: tuple[Attachment, ...] = field(default=(), repr=False)
 
 
 def new_message_id(domain: str) -> str:
@@ -139,10 +167,7 @@ def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Messa
     is given again, which cost more than the whole move it reports. Every header
     is folded here (see :class:`_Folded`): the values may come from hostile mail.
     """
-    charset = Charset("utf-8")
-    charset.body_encoding = QP  # diagrams stay readable in the raw mail, unlike base64
-    body = _SURROGATE.sub("\ufffd", mail.body)
-    message = MIMEText(body, "plain", "us-ascii" if body.isascii() else charset)  # type: ignore[arg-type]
+    message = _body(mail)
     message["From"] = _Folded("From", [formataddr((_one_line(sender_name), plain_address(sender)))])
     message["To"] = _address_header("To", mail.to)
     message["Reply-To"] = _address_header("Reply-To", mail.reply_to)
@@ -164,13 +189,59 @@ def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Messa
     return message
 
 
+def _text_part(text: str, subtype: str) -> MIMEText:
+    charset = Charset("utf-8")
+    charset.body_encoding = QP  # diagrams stay readable in the raw mail, unlike base64
+    text = _SURROGATE.sub("\ufffd", text)
+    return MIMEText(text, subtype, "us-ascii" if text.isascii() else charset)  # type: ignore[arg-type]
+
+
+def _body(mail: Outgoing) -> Message:
+    """The body parts: plain text alone, or text and HTML as alternatives, with pictures and attachments.
+
+    multipart/mixed [ multipart/alternative [ text/plain, multipart/related [ text/html, image/png ... ] ],
+    attachments ... ]: each level only where it has something to hold, as Gmail, Outlook and Apple
+    Mail expect it (the plain part first: the last alternative is the preferred one).
+    """
+    message: Message = _text_part(mail.body, "plain")
+    if mail.html:
+        html: Message = _text_part(mail.html, "html")
+        if mail.images:
+            related = MIMEMultipart("related")
+            related.attach(html)
+            for image in mail.images:
+                picture = MIMEImage(image.data, image.subtype)
+                picture["Content-ID"] = f"<{image.cid}>"
+                picture["Content-Disposition"] = f'inline; filename="{image.filename}"'
+                related.attach(picture)
+            html = related
+        alternative = MIMEMultipart("alternative")
+        alternative.attach(message)
+        alternative.attach(html)
+        message = alternative
+    if mail.attachments:
+        mixed = MIMEMultipart("mixed")
+        mixed.attach(message)
+        for item in mail.attachments:
+            part = MIMEBase(item.maintype, item.subtype)
+            part.set_payload(item.data)
+            encoders.encode_base64(part)
+            part["Content-Disposition"] = f'attachment; filename="{item.filename}"'
+            mixed.attach(part)
+        message = mixed
+    return message
+
+
 def scan_for_secrets(mail: Outgoing, forbidden: Iterable[str]) -> None:
     """Raise when the mail's text (headers and body, before any transfer encoding) holds a forbidden string."""
     needles = [needle.lower() for needle in forbidden if needle]
     if not needles:
         return
-    haystack = "\n".join((mail.to, mail.subject, mail.reply_to, mail.in_reply_to, *mail.references,
-                          mail.body)).lower()
+    texts = [mail.to, mail.subject, mail.reply_to, mail.in_reply_to, *mail.references, mail.body, mail.html]
+    texts.extend(image.filename for image in mail.images)
+    texts.extend(item.filename for item in mail.attachments)
+    texts.extend(item.data.decode("utf-8", "replace") for item in mail.attachments if item.maintype != "image")
+    haystack = "\n".join(texts).lower()
     for needle in needles:
         if needle in haystack:
             raise SecretLeakError(f"mail to {mail.to} would reveal a secret; not sent")

@@ -8,7 +8,7 @@ from typing import Any
 
 import jinja2
 
-__all__ = ["render", "templates_dir"]
+__all__ = ["render", "render_html", "templates_dir"]
 
 
 def templates_dir() -> Path:
@@ -31,3 +31,19 @@ def _environment() -> jinja2.Environment:
 def render(name: str, **context: Any) -> str:
     """Render ``name`` (e.g. ``player/reply.txt``) with ``context``."""
     return _environment().get_template(name).render(**context)
+
+
+@cache
+def _html_environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir()),
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,  # HTML parts carry players' handles and notes: everything is escaped
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_html(name: str, **context: Any) -> str:
+    """Render the HTML template ``name`` (e.g. ``html/game.html``), every value escaped."""
+    return _html_environment().get_template(name).render(**context)
