@@ -1,0 +1,98 @@
+"""Pictures of a game for its mails: the board as one reader may see it, and the whole game as a GIF."""
+
+from __future__ import annotations
+
+import io
+import logging
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+from pbem.app.game_state import engine_for
+from pbem.engine.base import Audience, Recipient
+from pbem.engine.board_view import Highlight, Mark
+from pbem.mail.compose import InlineImage
+from pbem.pictures.render import render_image, render_png
+from pbem.store.models import Game, MoveRecord
+
+__all__ = ["Picture", "board_picture", "game_animation", "highlights_of", "store_highlights"]
+
+log = logging.getLogger(__name__)
+
+#: Pictures are drawn at twice their display size, so they stay crisp on phones and retina screens.
+SCALE = 2
+#: The GIF of a whole game must leave room in a mail kept under 100 KB.
+GIF_BUDGET = 60_000
+#: How long each position of the GIF stays, and the final one (milliseconds).
+FRAME_MS, LAST_FRAME_MS = 900, 4000
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A board picture ready for a mail: the inline image and the size it is displayed at (CSS pixels)."""
+
+    image: InlineImage
+    width: int
+    height: int
+
+
+def highlights_of(game: Game) -> tuple[Highlight, ...]:
+    """The squares of the last move that pictures highlight (kept on the game by :func:`store_highlights`)."""
+    return tuple((str(square), Mark(mark)) for square, mark in game.extras.get("highlights", []))
+
+
+def store_highlights(game: Game, highlights: Sequence[Highlight]) -> None:
+    extras = {key: value for key, value in game.extras.items() if key != "highlights"}
+    if highlights:
+        extras["highlights"] = [[square, str(mark)] for square, mark in highlights]
+    game.extras = extras
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk follows the 8-byte signature
+    return int(width), int(height)
+
+
+def board_picture(game: Game, state: Any, audience: Recipient, cid: str) -> Picture | None:
+    """The board of ``state`` as ``audience`` may see it, the last move highlighted; None without a picture."""
+    view = engine_for(game).view(state, audience, highlights_of(game))
+    if view.board is None:
+        return None
+    png = render_png(view.board, scale=SCALE)
+    width, height = _png_size(png)
+    return Picture(InlineImage(cid, png, filename=f"game-{game.id}.png"), width // SCALE, height // SCALE)
+
+
+def game_animation(game: Game, moves: Sequence[MoveRecord]) -> bytes | None:
+    """The whole game as an animated GIF, one frame per position, as the public sees it (no secrets).
+
+    None when the variant draws no pictures, or the GIF would not fit a mail even at a smaller size.
+    """
+    engine = engine_for(game)
+    states = [engine.setup(), *(engine.load(row.state_after) for row in moves if row.state_after)]
+    frames: list[Image.Image] = []
+    for state in states:
+        board = engine.view(state, Audience.PUBLIC).board
+        if board is None:
+            return None
+        frames.append(render_image(board, scale=1).convert("RGB"))
+    for shrink in (1.0, 0.7, 0.5):
+        data = _gif([frame.resize((int(frame.width * shrink), int(frame.height * shrink)), Image.Resampling.LANCZOS)
+                     if shrink < 1 else frame for frame in frames])
+        if len(data) <= GIF_BUDGET:
+            return data
+    log.info("game %s: the GIF of %d positions does not fit a mail; not attached", game.id, len(frames))
+    return None
+
+
+def _gif(frames: Sequence[Image.Image]) -> bytes:
+    palette = frames[-1].quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    paletted = [frame.quantize(palette=palette, dither=Image.Dither.NONE) for frame in frames]
+    out = io.BytesIO()
+    durations = [FRAME_MS] * (len(paletted) - 1) + [LAST_FRAME_MS]
+    paletted[0].save(out, format="GIF", save_all=True, append_images=paletted[1:], duration=durations, loop=0,
+                     optimize=True, disposal=1)
+    return out.getvalue()
