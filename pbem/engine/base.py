@@ -187,6 +187,9 @@ class VariantBase(Generic[StateT, ActionT]):
     - ``_check_legal(state, action)``: override when legality is more than membership;
     - ``_move(state, action)``: successor, record body and notes (default: ``_play``,
       ``describe`` and ``_notes(before, action, after)``);
+    - ``_highlights(before, action, after)``: the public (square name, Mark) pairs a picture
+      marks for the turn (``Transition.highlights``; default none);
+    - ``_board(state, audience, highlights)``: the position as a BoardView for ``audience``;
     - ``_draw_counters(state)``: (halfmove clock, repetitions) where draws may be claimed;
     - ``_check_line(state)``, ``_extra_status(state, over)``, ``_private(state, audience)``
       and ``_diagram(state, flipped)``: the parts of ``view``.
@@ -254,6 +257,10 @@ class VariantBase(Generic[StateT, ActionT]):
     def _notes(self, before: StateT, action: ActionT, after: StateT) -> Iterable[Note]:
         return ()
 
+    def _highlights(self, before: StateT, action: ActionT, after: StateT) -> Iterable[Highlight]:
+        """The squares a picture marks for this turn, by name; public information only."""
+        return ()
+
     def _draw_counters(self, state: StateT) -> tuple[int, int] | None:
         return None
 
@@ -303,7 +310,7 @@ class VariantBase(Generic[StateT, ActionT]):
         new, record, notes = self._move(state, action)
         if self._in_check(new):
             record += "+" if self._has_moves(new) else "#"
-        return Transition(new, record, tuple(notes))
+        return Transition(new, record, tuple(notes), tuple(self._highlights(state, action, new)))
 
     def _has_moves(self, state: StateT) -> bool:
         return len(self._rules_moves(state)) > 0

@@ -141,6 +141,26 @@ def test_random_playouts_never_raise_and_end_cleanly(key: str, rng: random.Rando
     assert ended, "no random playout reached the end of the game"
 
 
+@pytest.mark.parametrize("key", KEYS)
+def test_every_view_has_a_picture_and_every_move_highlights(key: str, rng: random.Random) -> None:
+    """Each audience's view carries a BoardView; each move (but a pass) names squares to highlight,
+    and each highlight becomes a mark of the picture."""
+    engine = engine_for(key)
+    for state in sample_positions(engine, rng, games=2, plies=20):
+        for audience in (Seat.WHITE, Seat.BLACK, Audience.PUBLIC, Audience.REFEREE):
+            board = engine.view(state, audience).board
+            assert board is not None and board.panels
+        for action in list(engine.legal_actions(state))[:3]:
+            transition = engine.apply(state, action)
+            if engine.describe(state, action) == "pass":
+                continue
+            assert transition.highlights
+            board = engine.view(transition.state, Audience.PUBLIC, transition.highlights).board
+            assert board is not None
+            marked = [mark for panel in board.panels for _, mark in panel.marks]
+            assert all(mark in marked for _, mark in transition.highlights)
+
+
 # -- royal safety: no listed move leaves the mover's king attacked --------------------------------
 
 

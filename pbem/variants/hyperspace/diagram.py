@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import chess
 
-__all__ = ["diagram"]
+from pbem.engine.base import Audience, Recipient, Seat
+from pbem.engine.board_view import BoardView, Cell, Highlight, Mark, Panel, Piece, PieceKind
+from pbem.variants.hyperspace.model import PoolEntry
+
+__all__ = ["board_view", "diagram", "knows_square", "pool_note"]
 
 
 def diagram(board: chess.Board, *, flipped: bool) -> str:
@@ -20,3 +26,54 @@ def diagram(board: chess.Board, *, flipped: bool) -> str:
         lines.append(f"{rank + 1} {' '.join(cells)} {rank + 1}")
     lines.append(border)
     return "\n".join(lines)
+
+
+# -- the picture ----------------------------------------------------------------------------------
+
+_KINDS = {chess.PAWN: PieceKind.PAWN, chess.KNIGHT: PieceKind.KNIGHT, chess.BISHOP: PieceKind.BISHOP,
+          chess.ROOK: PieceKind.ROOK, chess.QUEEN: PieceKind.QUEEN, chess.KING: PieceKind.KING}
+
+
+def _drawn(square: chess.Square, flipped: bool) -> Cell:
+    file, rank = chess.square_file(square), chess.square_rank(square)
+    return (7 - file, rank) if flipped else (file, 7 - rank)
+
+
+def knows_square(entry: PoolEntry, audience: Recipient) -> bool:
+    """Whether ``audience``'s text view shows the return square of ``entry`` (its private lines do)."""
+    return entry.square is not None and (audience is entry.seat or audience is Audience.REFEREE)
+
+
+def pool_note(entry: PoolEntry, audience: Recipient, over: bool) -> str:
+    """One piece in hyperspace as a short note; the return square only for whom may know it."""
+    who = entry.seat.value.capitalize()
+    line = f"{who} {entry.public} ({entry.name}): "
+    line += "never returns, the game is over" if over else f"returns at the end of {who}'s turn {entry.returns}"
+    if entry.square is not None and knows_square(entry, audience):
+        line += f", to {entry.square.reveal()}"
+    elif entry.square is None and (audience is entry.seat or audience is Audience.REFEREE):
+        line += ", no return square recorded"
+    return line
+
+
+def board_view(board: chess.Board, pool: Sequence[PoolEntry], audience: Recipient,
+               highlights: Sequence[Highlight] = (), *, over: bool = False) -> BoardView:
+    """The 8x8 board as the text shows it to ``audience`` (turned for Black), a1 dark.
+
+    The pieces in hyperspace are notes. Only the owner (and the referee, who sees every secret
+    in the text too) gets the return squares: in the notes and as PENDING_RETURN marks.
+    """
+    flipped = audience is Seat.BLACK
+    pieces = tuple((_drawn(square, flipped), Piece(_KINDS[piece.piece_type], piece.color == chess.WHITE))
+                   for square, piece in board.piece_map().items())
+    marks: list[tuple[Cell, Mark]] = []
+    for entry in pool:
+        if entry.square is not None and knows_square(entry, audience) and not over:
+            marks.append((_drawn(chess.parse_square(entry.square.reveal()), flipped), Mark.PENDING_RETURN))
+    for name, mark in highlights:
+        if name in chess.SQUARE_NAMES:
+            marks.append((_drawn(chess.parse_square(name), flipped), mark))
+    files = tuple("hgfedcba" if flipped else "abcdefgh")
+    ranks = tuple(str(r) for r in (range(1, 9) if flipped else range(8, 0, -1)))
+    panel = Panel("Hyperspace Chess", 8, 8, files, ranks, pieces, tuple(marks), Panel.checkered(8, 8, 1))
+    return BoardView((panel,), tuple(pool_note(entry, audience, over) for entry in pool))

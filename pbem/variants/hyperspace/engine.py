@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import chess
 
 from pbem.engine.base import Audience, Note, Outcome, Recipient, Seat, Transition, VariantBase, side_title
+from pbem.engine.board_view import BoardView, Highlight, Mark
 from pbem.engine.errors import IllegalMoveError, InvalidMoveError
 from pbem.variants.hyperspace import notation, pgn, rules
-from pbem.variants.hyperspace.diagram import diagram
+from pbem.variants.hyperspace.diagram import board_view, diagram
 from pbem.variants.hyperspace.explain import board_move_error, phase_out_error
 from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.helptext import HELP_TEXT
@@ -263,6 +264,28 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
 
     def _diagram(self, state: HyperspaceState, flipped: bool) -> str:
         return diagram(rules.board_of(state), flipped=flipped)
+
+    def _board(self, state: HyperspaceState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
+        over = rules.outcome(state) is not None
+        return board_view(rules.board_of(state), state.pool, audience, highlights, over=over)
+
+    def _highlights(self, before: HyperspaceState, action: Action, after: HyperspaceState) -> Iterable[Highlight]:
+        """A board move's from and to; a phase-out's square LEFT (never where it returns); a return's
+        square RETURNED once the record reveals it and the piece stands there (not when lost or forfeited)."""
+        found: list[Highlight] = []
+        if isinstance(action, BoardMove):
+            found += [(chess.square_name(action.move.from_square), Mark.MOVE_FROM),
+                      (chess.square_name(action.move.to_square), Mark.MOVE_TO)]
+        else:
+            found.append((action.from_square, Mark.LEFT))
+        board = rules.board_of(before)
+        back = rules.due_entry(before.pool, rules.seat_of(board.turn), board.fullmove_number)
+        if back is not None and back.square is not None:
+            square = back.square.reveal()
+            piece = rules.board_of(after).piece_at(chess.parse_square(square))
+            if piece is not None and piece.color == board.turn:
+                found.append((square, Mark.RETURNED))
+        return found
 
     def movetext(self, plies: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
         """PGN movetext a chess program reads (RecordExport): the turns' records and stored positions."""

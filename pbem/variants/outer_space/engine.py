@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from pbem.engine.base import Note, Outcome, Seat, VariantBase, side_title
+from pbem.engine.base import Note, Outcome, Recipient, Seat, VariantBase, side_title
+from pbem.engine.board_view import BoardView, Highlight, Mark
 from pbem.variants.outer_space import notation, rules
-from pbem.variants.outer_space.diagram import diagram
+from pbem.variants.outer_space.diagram import board_view, diagram
 from pbem.variants.outer_space.explain import pass_refusal, refusal
 from pbem.variants.outer_space.helptext import HELP_TEXT
 from pbem.variants.outer_space.model import (
@@ -138,6 +139,15 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
 
     def _diagram(self, state: OuterSpaceState, flipped: bool) -> str:
         return diagram(state)  # the spec's one orientation for both sides
+
+    def _board(self, state: OuterSpaceState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
+        return board_view(state, highlights)  # no secrets, one orientation: the same for every audience
+
+    def _highlights(self, before: OuterSpaceState, action: Action, after: OuterSpaceState) -> Iterable[Highlight]:
+        """From and to of the move (for a Spaceship's shot: the ship's square and the square shot at)."""
+        if not isinstance(action, Move):
+            return ()
+        return ((action.origin, Mark.MOVE_FROM), (action.target, Mark.MOVE_TO))
 
 
     # -- storage ----------------------------------------------------------------------------------

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from pbem.engine.base import Note, Outcome, Seat, VariantBase, side_title
+from pbem.engine.base import Note, Outcome, Recipient, Seat, VariantBase, side_title
+from pbem.engine.board_view import BoardView, Highlight, Mark
 from pbem.variants.space_chess import notation, rules
-from pbem.variants.space_chess.diagram import diagram
+from pbem.variants.space_chess.diagram import board_view, diagram
 from pbem.variants.space_chess.explain import explain
 from pbem.variants.space_chess.helptext import HELP_TEXT
 from pbem.variants.space_chess.model import (
@@ -124,6 +125,13 @@ class SpaceChess(VariantBase[SpaceState, Move]):
 
     def _diagram(self, state: SpaceState, flipped: bool) -> str:
         return diagram(state, flipped=flipped)
+
+    def _board(self, state: SpaceState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
+        return board_view(state, highlights, flipped=audience is Seat.BLACK)
+
+    def _highlights(self, before: SpaceState, action: Move, after: SpaceState) -> Iterable[Highlight]:
+        """Where the piece started and where it ended, after any level transfer (castling: the king's)."""
+        return ((square_name(action.origin), Mark.MOVE_FROM), (square_name(action.final), Mark.MOVE_TO))
 
 
     # -- tools and storage ------------------------------------------------------------------------

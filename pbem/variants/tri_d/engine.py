@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from pbem.engine.base import Note, Outcome, Seat, VariantBase
+from pbem.engine.base import Note, Outcome, Recipient, Seat, VariantBase
+from pbem.engine.board_view import BoardView, Highlight, Mark
 from pbem.variants.tri_d import notation, rules
-from pbem.variants.tri_d.diagram import diagram
+from pbem.variants.tri_d.diagram import board_view, diagram
 from pbem.variants.tri_d.explain import explain
 from pbem.variants.tri_d.helptext import HELP_TEXT
 from pbem.variants.tri_d.model import (
@@ -131,6 +132,17 @@ class TriDChess(VariantBase[TriDState, Move]):
 
     def _diagram(self, state: TriDState, flipped: bool) -> str:
         return diagram(state)  # one fixed orientation: the levels read the same for both sides
+
+    def _board(self, state: TriDState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
+        return board_view(state, highlights)  # no secrets, one orientation: the same for everybody
+
+    def _highlights(self, before: TriDState, action: Move, after: TriDState) -> Iterable[Highlight]:
+        """A piece move's from and to (castling: the king's); an attack-board move marks the four
+        squares of the board's old position MOVE_FROM and of its new one MOVE_TO."""
+        if action.kind == BOARD:
+            return (*((square_name(p), Mark.MOVE_FROM) for p in PINS[action.src].cells),
+                    *((square_name(p), Mark.MOVE_TO) for p in PINS[action.dst].cells))
+        return ((square_name(action.src), Mark.MOVE_FROM), (square_name(action.dst), Mark.MOVE_TO))
 
 
     # -- storage ----------------------------------------------------------------------------------

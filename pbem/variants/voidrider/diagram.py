@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from pbem.variants.voidrider.geometry import FILES, HEIGHT, WIDTH, cell, is_dark
+from collections.abc import Sequence
+
+from pbem.engine.board_view import BoardView, Cell, Highlight, Mark, Panel, Piece, PieceKind
+from pbem.variants.voidrider.geometry import FILES, HEIGHT, SQUARE_NAMES, WIDTH, cell, file_of, is_dark, rank_of
 from pbem.variants.voidrider.model import EMPTY, VOID
 
-__all__ = ["LEGEND", "diagram"]
+__all__ = ["LEGEND", "board_view", "diagram"]
 
 LEGEND = (
     "Blank = void. Each space is framed: ' . ' or ':::' empty (light/dark),",
@@ -62,3 +65,43 @@ def diagram(board: str, *, flipped: bool = False) -> str:
     lines.append(border(HEIGHT))
     lines.append(labels)
     return "\n".join([*lines, *LEGEND])
+
+
+# -- the picture ----------------------------------------------------------------------------------
+
+_KINDS = {"K": PieceKind.KING, "R": PieceKind.ROOK, "B": PieceKind.BISHOP, "N": PieceKind.KNIGHT,
+          "P": PieceKind.PAWN, "V": PieceKind.VOIDRIDER}
+
+
+def _drawn(index: int, flipped: bool) -> Cell:
+    file, rank = file_of(index), rank_of(index)
+    return (WIDTH - 1 - file, rank) if flipped else (file, HEIGHT - 1 - rank)
+
+
+def board_view(board: str, highlights: Sequence[Highlight] = (), *, flipped: bool = False) -> BoardView:
+    """The 7x9 area as one panel, turned for Black as the text is; void cells are ``missing``.
+
+    Dark cells are the text's shaded ones (a1 dark, ``is_dark``); a void cell is neither dark nor light.
+    A highlight may name a cell that is void now (the space a space move left): it is marked all the same.
+    """
+    pieces: list[tuple[Cell, Piece]] = []
+    dark: set[Cell] = set()
+    missing: set[Cell] = set()
+    for index, content in enumerate(board):
+        where = _drawn(index, flipped)
+        if content == VOID:
+            missing.add(where)
+            continue
+        if is_dark(index):
+            dark.add(where)
+        if content != EMPTY:
+            pieces.append((where, Piece(_KINDS[content.upper()], content.isupper())))
+    marks: list[tuple[Cell, Mark]] = []
+    for name, mark in highlights:
+        if name in SQUARE_NAMES:
+            marks.append((_drawn(SQUARE_NAMES.index(name), flipped), mark))
+    files = tuple(FILES[::-1] if flipped else FILES)
+    ranks = tuple(str(r) for r in (range(1, HEIGHT + 1) if flipped else range(HEIGHT, 0, -1)))
+    panel = Panel("Voidrider Chess", WIDTH, HEIGHT, files, ranks, tuple(pieces), tuple(marks),
+                  frozenset(dark), frozenset(missing))
+    return BoardView((panel,))

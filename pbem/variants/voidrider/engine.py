@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from pbem.engine.base import Note, Outcome, Seat, VariantBase, side_title
+from pbem.engine.base import Note, Outcome, Recipient, Seat, VariantBase, side_title
+from pbem.engine.board_view import BoardView, Highlight, Mark
 from pbem.variants.voidrider import notation, rules
-from pbem.variants.voidrider.diagram import diagram
+from pbem.variants.voidrider.diagram import board_view, diagram
 from pbem.variants.voidrider.explain import move_error, piece_name
 from pbem.variants.voidrider.geometry import ALL_RAYS, SQUARE_NAMES
 from pbem.variants.voidrider.helptext import HELP_TEXT
@@ -108,6 +109,13 @@ class VoidriderChess(VariantBase[VoidriderState, Move]):
 
     def _diagram(self, state: VoidriderState, flipped: bool) -> str:
         return diagram(state.board, flipped=flipped)
+
+    def _board(self, state: VoidriderState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
+        return board_view(state.board, highlights, flipped=audience is Seat.BLACK)
+
+    def _highlights(self, before: VoidriderState, action: Move, after: VoidriderState) -> Iterable[Highlight]:
+        """From and to of the move; for a space move, the space's old cell (void now) and its new one."""
+        return ((SQUARE_NAMES[action.from_cell], Mark.MOVE_FROM), (SQUARE_NAMES[action.to_cell], Mark.MOVE_TO))
 
     @staticmethod
     def _castling_line(state: VoidriderState) -> str:
