@@ -36,7 +36,7 @@ class Mark(enum.StrEnum):
     MOVE_TO = "move-to"  # and ended here
     LEFT = "left"  # a piece left the board from here (a Hyperspace phase-out)
     RETURNED = "returned"  # a piece came back from hyperspace here
-    PENDING_RETURN = "pending-return"  # the owner's own secret return square (only in the owner's view)
+    PENDING_RETURN = "pending-return"  # a secret return square (only in its owner's and the referee's views)
     BLACK_HOLE = "black-hole"  # Outer Space Chess
     STAR = "star"  # Space Chess level-transfer squares
     KING_SQUARE = "king-square"  # Space Chess king-symbol squares
