@@ -20,6 +20,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pbem", "pbem.config"),
     ("pbem.engine",),
     ("pbem.variants",),
+    ("pbem.pictures",),
     ("pbem.clock",),
     ("pbem.store", "pbem.migrations"),
     ("pbem.mail",),

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Held to mypy --strict: the engines, the variants and the application core (with the pure modules they use).
-STRICT = ["pbem/engine", "pbem/variants", "pbem/app", "pbem/clock.py", "pbem/config.py"]
+STRICT = ["pbem/engine", "pbem/variants", "pbem/pictures", "pbem/app", "pbem/clock.py", "pbem/config.py"]
 
 
 def run(*argv: str) -> subprocess.CompletedProcess[str]:

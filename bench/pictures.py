@@ -1,0 +1,62 @@
+"""What a board picture costs: CPU time of render_png per realistic layout at scale 1 and 2 (median, p90).
+
+The figure and tile caches are warmed by one render first, as they are in a running server.
+Usage: python bench/pictures.py [--runs 200] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from pbem.pictures.render import render_png  # noqa: E402
+from tests.pictures.views import LAYOUTS  # noqa: E402
+
+TARGET_MS = 3.0  # median at scale 1 for the 8x8 board with 32 pieces
+
+
+def measure(runs: int) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for name, make in LAYOUTS.items():
+        view = make()
+        for scale in (1, 2):
+            size = len(render_png(view, scale))  # warms the caches
+            times = []
+            for _ in range(runs):
+                start = time.process_time()
+                render_png(view, scale)
+                times.append((time.process_time() - start) * 1000)
+            times.sort()
+            rows.append({"layout": name, "scale": scale, "median_ms": statistics.median(times),
+                         "p90_ms": times[min(len(times) - 1, int(len(times) * 0.9))], "bytes": size})
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    rows = measure(args.runs)
+    print(f"{'layout':<12} {'scale':>5} {'median ms':>10} {'p90 ms':>8} {'bytes':>8}")
+    for row in rows:
+        print(f"{row['layout']:<12} {row['scale']:>5} {row['median_ms']:>10.2f} {row['p90_ms']:>8.2f}"
+              f" {row['bytes']:>8}")
+    chess = next(r for r in rows if r["layout"] == "chess" and r["scale"] == 1)
+    median = chess["median_ms"]
+    assert isinstance(median, float)
+    print(f"8x8, 32 pieces, scale 1: median {median:.2f} ms (target <= {TARGET_MS} ms)")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return 0 if median <= TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
