@@ -116,7 +116,7 @@ def test_rematch_challenges_with_colours_swapped(pipe: Pipeline) -> None:
     mails(pipe)
     pipe.send(BOB, seat_b, "rematch")
     found = mails(pipe)
-    assert "bob plays: white" in found[ALICE] and "Time control: days 3" in found[ALICE]  # bob was black
+    assert "bob plays: white" in found[ALICE] and "Time control: 3 days per move" in found[ALICE]  # bob was black
     number = re.search(r"accept (\d+)", found[ALICE])
     assert number
 
