@@ -11,8 +11,8 @@ from datetime import timedelta
 
 from sqlmodel import Session, col, func, select
 
-from pbem.app.context import CommandError, Context, Result, Services
 from pbem.app.clocks import clock_lines
+from pbem.app.context import CommandError, Context, Result, Services
 from pbem.app.game_mail import subject_of, thread_root
 from pbem.app.game_state import handles, player_id
 from pbem.app.games import play_move

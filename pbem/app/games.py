@@ -20,9 +20,9 @@ from pbem.app.game_mail import (
     notes_for,
     referee_mail,
 )
-from pbem.app.news import result_news, turn_news
 from pbem.app.game_options import split_options
 from pbem.app.game_state import engine_for, handles, player_id, records
+from pbem.app.news import result_news, turn_news
 from pbem.app.observers import notify_observers
 from pbem.engine.base import Audience, Outcome, Seat, Transition
 from pbem.engine.capabilities import seal_action

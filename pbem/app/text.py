@@ -36,7 +36,8 @@ def tidy(body: str) -> str:
         lines.extend(wrap_line(line))
     while lines and not lines[0]:
         lines.pop(0)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    return re.sub(r"\n{3,}", "\n\n", text)  # templates joined together leave runs of blank lines
 
 
 def preview(news: str, width: int = WIDTH) -> str:
@@ -59,7 +60,7 @@ def preview(news: str, width: int = WIDTH) -> str:
 
 
 def _sentences(line: str) -> list[str]:
-    """``line`` cut after each word ending in '.' or ';', except a move number ("12." or "12...")."""
+    """``line`` cut after each word ending in a full stop, except a move number ("12." or "12...")."""
     parts: list[str] = []
     words: list[str] = []
     for word in line.split():
@@ -89,11 +90,12 @@ def wrap_line(line: str, width: int = WIDTH) -> list[str]:
         if forced:
             _flush(lines, indent, current)
             current = []
-            if len(indent) + len(text) <= width or len(chunk) == 1:
+            if len(indent) + len(text) <= width:
                 lines.append(indent + text)
             else:
-                lines.append(indent + " ".join(chunk[:-1]))
-                lines.append(indent + "  " + chunk[-1])
+                if len(chunk) > 1:
+                    lines.append(indent + " ".join(chunk[:-1]))
+                lines.extend(indent + "  " + part for part in _split_token(chunk[-1], width - len(indent) - 2))
             continue
         if current and len(indent) + len(" ".join([*current, text])) > width:
             _flush(lines, indent, current)
@@ -101,6 +103,25 @@ def wrap_line(line: str, width: int = WIDTH) -> list[str]:
         current.append(text)
     _flush(lines, indent, current)
     return lines
+
+
+def _split_token(token: str, width: int) -> list[str]:
+    """A token too long for any line (a Hyperspace commitment string), cut after its '|' separators.
+
+    Joined again without spaces, the pieces are the token: the commitment string's fields are
+    separated by '|', so the cuts fall where a reader expects them.
+    """
+    if len(token) <= width:
+        return [token]
+    pieces: list[str] = []
+    current = ""
+    for field in re.split(r"(?<=\|)", token):
+        if current and len(current) + len(field) > width:
+            pieces.append(current)
+            current = ""
+        current += field
+    pieces.append(current)
+    return pieces
 
 
 def _flush(lines: list[str], indent: str, words: list[str]) -> None:

@@ -6,9 +6,9 @@ import math
 from datetime import timedelta
 from typing import ClassVar
 
+from pbem.app.account_news import tell_opponents
 from pbem.app.clocks import on_vacation, vacation_days_left
 from pbem.app.context import CommandError, Context, Result
-from pbem.app.account_news import tell_opponents
 from pbem.commands.base import IDENTIFIED
 from pbem.mail.addresses import AddressKind
 from pbem.store.models import Account
