@@ -182,8 +182,7 @@ class Worker:
                       commands=[echo(line) for line in ctx.mail.commands], account=account,
                       game=ctx.game)
         ctx.send(Outgoing(to=account.email, subject="[pbem] please confirm a mail sent in your name",
-                          body=body, reply_to=self.services.addresses.confirm(item.id),
-                          auto_submitted="auto-generated"))  # to the owner, who may not have sent the mail
+                          body=body, reply_to=self.services.addresses.confirm(item.id)))
 
     def _confirm(self, ctx: Context, item: InboxItem) -> None:
         """The owner answers a confirmation request: carry out the held mail, once."""
