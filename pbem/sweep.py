@@ -17,9 +17,10 @@ from sqlmodel import col, func, select
 
 from pbem.app.clocks import clock_of, control_of, grace, resume_clocks, store_clock
 from pbem.app.context import Context, Services
-from pbem.app.game_mail import board_block, game_mail
+from pbem.app.game_mail import board_block, final_mail, game_mail
 from pbem.app.game_state import engine_for, handles
 from pbem.app.games import end_without_move, game_over
+from pbem.app.news import when
 from pbem.app.secrecy import queue_outgoing
 from pbem.clock import Clock, duration, reminder_points
 from pbem.engine.base import Outcome, Seat
@@ -118,18 +119,20 @@ class Sweeper:
 
     def _remind(self, ctx: Context, game: Game, seat: Seat, deadline: datetime, now: datetime) -> None:
         left = duration((deadline - now).total_seconds())
-        mail = game_mail(ctx, game, seat, "player/reminder.txt", left=left,
-                         board=board_block(game, self._state(game), seat))
-        ctx.send(dataclasses.replace(mail, subject=f"{mail.subject}: reminder, your move",
-                                     auto_submitted="auto-generated"))
+        headline = f"Reminder: your move in game {game.id}; deadline {when(deadline)} ({left} left)."
+        ctx.send(game_mail(ctx, game, seat, "player/reminder.txt", headline=headline, left=left,
+                           board=board_block(game, self._state(game), seat)))
 
     def _late_notice(self, ctx: Context, game: Game, seat: Seat, forfeit_at: datetime) -> None:
+        names = handles(ctx, game)
         for recipient in Seat:
-            mail = game_mail(ctx, game, recipient, "player/late.txt", late=seat,
-                             forfeit_at=forfeit_at.strftime("%Y-%m-%d %H:%M UTC"),
-                             board=board_block(game, self._state(game), recipient))
-            ctx.send(dataclasses.replace(mail, subject=f"{mail.subject}: time is up",
-                                         auto_submitted="auto-generated"))
+            if recipient is seat:
+                headline = f"Your time is up in game {game.id}: move by {when(forfeit_at)} or lose on time."
+            else:
+                headline = f"{names[seat]}'s time is up in game {game.id}; no move by {when(forfeit_at)} wins you it."
+            ctx.send(game_mail(ctx, game, recipient, "player/late.txt", headline=headline, late=seat,
+                               forfeit_at=forfeit_at.strftime("%Y-%m-%d %H:%M UTC"),
+                               board=board_block(game, self._state(game), recipient)))
 
     def _lose_on_time(self, ctx: Context, game: Game, clock: Clock, seat: Seat) -> None:
         names = handles(ctx, game)
@@ -138,9 +141,7 @@ class Sweeper:
         state = end_without_move(ctx, game, outcome)
         game_over(ctx, game)
         for recipient in Seat:
-            mail = game_mail(ctx, game, recipient, "player/game_over.txt", outcome=outcome,
-                             board=board_block(game, state, recipient))
-            ctx.send(dataclasses.replace(mail, auto_submitted="auto-generated"))
+            ctx.send(final_mail(ctx, game, recipient, outcome, state))
 
     # -- vacations -------------------------------------------------------------------------
 

@@ -11,11 +11,13 @@ from datetime import timedelta
 
 from sqlmodel import Session, col, func, select
 
+from pbem.app.clocks import clock_lines
 from pbem.app.context import CommandError, Context, Result, Services
 from pbem.app.game_mail import subject_of, thread_root
-from pbem.app.game_state import player_id
+from pbem.app.game_state import handles, player_id
 from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
+from pbem.app.text import preview
 from pbem.commands.move import Move
 from pbem.commands.registry import lookup
 from pbem.engine.errors import InvalidMoveError
@@ -60,6 +62,19 @@ class Report:
 
     def ignore(self, line: str, why: str) -> None:
         self.ignored.append((echo(line), why))
+
+    def headline(self) -> str:
+        """The news of a reply in a game, for its first line: the first result's own headline, else
+        the first line of the first result, else what was not read."""
+        for _line, result in self.results:
+            if result.headline:
+                return result.headline
+        for line, result in self.results:
+            first = result.text.strip().splitlines()[0] if result.text.strip() else ""
+            return f"{line}: {first}" if line and not result.ok else first
+        if self.unprocessed or self.ignored:
+            return "Nothing was done: see below for the lines not read."
+        return ""
 
 
 class Worker:
@@ -289,9 +304,11 @@ class Worker:
         else:
             original = mail.subject.strip()
             subject = original if original.lower().startswith("re:") else f"Re: {original or 'your mail to pbem'}"
+        game = ctx.game
         body = render("player/reply.txt", report=report, problems=mail.problems,
                       nothing=not (report.results or report.unprocessed or report.ignored),
-                      public=self.services.addresses.public)
+                      public=self.services.addresses.public, headline=preview(report.headline()) if game else "",
+                      clock=clock_lines(ctx, game, handles(ctx, game)) if game else [])
         kind = OutboxKind.ERROR if failed_only else OutboxKind.REPLY
         ctx.send(Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
                           in_reply_to=mail.message_id, references=tuple(references),

@@ -69,7 +69,7 @@ def test_reminders_at_half_80_percent_and_a_day_before_each_once(pipe: Pipeline,
     assert game(pipe).deadline == T0 + timedelta(days=10)
     assert sweep_at(pipe, time, 4.9) == []
     mails = sweep_at(pipe, time, 5.0)
-    assert [(r, "reminder" in s) for r, s, _ in mails] == [(ALICE, True)]
+    assert [(r, b.startswith("Reminder: your move in game 1")) for r, _, b in mails] == [(ALICE, True)]
     assert "Time left: 5d 0h" in mails[0][2] and "a b c d e f g h" in mails[0][2]  # the board comes along
     assert sweep_at(pipe, time, 5.1) == []
     assert len(sweep_at(pipe, time, 8.0)) == 1
@@ -106,7 +106,7 @@ def test_grace_gives_a_late_notice_first_then_the_loss(tmp_path: Path, time: Fak
         sweep_at(pipe, time, 2.9)
         late = sweep_at(pipe, time, 3.0)
         assert sorted(r for r, _, _ in late) == [ALICE, BOB]
-        assert "Your time for this move" in next(b for r, _, b in late if r == ALICE)
+        assert "Your time is up in game 1" in next(b for r, _, b in late if r == ALICE)
         assert "you win on time" in next(b for r, _, b in late if r == BOB)
         assert sweep_at(pipe, time, 4.0) == []
         assert game(pipe).status == "active"

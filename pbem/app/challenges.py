@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.app.clocks import control_of
 from pbem.app.context import Context, Result
 from pbem.engine.base import Variant
 from pbem.mail.compose import Outgoing
@@ -22,19 +23,21 @@ def issue_challenge(ctx: Context, account: Account, opponent: Account | None, en
     ctx.session.add(challenge)
     ctx.session.flush()
     assert challenge.id is not None
-    terms = dict(title=engine.title, colour=colour, time_control=time_control or "default", options=options)
+    # The time control in words, the server's default spelled out: the players must know what they accept.
+    described = control_of(ctx.services.config, time_control).describe()
+    terms = dict(title=engine.title, colour=colour, time_control=described, options=options)
     if opponent is not None:
         assert opponent.id is not None
         ctx.send(Outgoing(
             to=opponent.email, subject=f"[pbem] {account.handle} challenges you ({engine.title})",
             body=render("player/challenged.txt", challenge=challenge, challenger=account, **terms),
-            reply_to=ctx.services.addresses.personal(opponent.id)))
+            reply_to=ctx.services.addresses.personal(opponent.id), auto_submitted="auto-generated"))
         target = opponent.handle
     else:
         ctx.send(Outgoing(
             to=challenge.opponent_email, subject=f"[pbem] {account.handle} invites you to play {engine.title}",
             body=render("player/invitation.txt", challenge=challenge, challenger=account,
                         public=ctx.services.addresses.public, **terms),
-            reply_to=ctx.services.addresses.invitation(challenge.id)))
+            reply_to=ctx.services.addresses.invitation(challenge.id), auto_submitted="auto-generated"))
         target = f"{challenge.opponent_email} (invited: not registered yet)"
     return Result(render("player/challenge_sent.txt", challenge=challenge, target=target, **terms))

@@ -43,6 +43,8 @@ class Result:
 
     text: str
     ok: bool = True
+    #: The news of this result for the reply's first line (empty: the reply finds one itself).
+    headline: str = ""
 
 
 @dataclass
@@ -66,6 +68,9 @@ class Context:
     reply_from: str = ""
     #: The games this mail changed, so their secrets are checked in every outgoing mail.
     touched_games: dict[int, Game] = field(default_factory=dict)
+
+    #: A draw offer's own mail per game, dropped again if a move of the same mail carries the offer.
+    offer_mails: dict[int, Outgoing] = field(default_factory=dict)
 
     #: Accounts already loaded for this mail (a lookup inside a dirty session would flush it).
     accounts: dict[int, Account] = field(default_factory=dict)

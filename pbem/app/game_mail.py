@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from datetime import datetime
 from typing import Any
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
-from pbem.app.game_state import engine_for, handles, player_id
-from pbem.engine.base import Audience, Note, Seat
+from pbem.app.game_state import engine_for, handles, player_id, records
+from pbem.app.news import result_news
+from pbem.app.records import mail_movetext
+from pbem.app.text import preview
+from pbem.engine.base import Audience, Note, Outcome, Seat
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Game
@@ -16,6 +21,8 @@ from pbem.store.models import Game
 __all__ = [
     "board_block",
     "deadline_text",
+    "final_mail",
+    "final_text",
     "game_mail",
     "move_label",
     "notes_for",
@@ -44,24 +51,37 @@ def deadline_text(deadline: datetime | None) -> str:
     return deadline.strftime("%Y-%m-%d %H:%M UTC") if deadline else "none"
 
 
+#: The variants' status line of a running game ("White to move (move 3)."): false once the game is over.
+_TO_MOVE = re.compile(r"^(White|Black) to move\b")
+
+
 def board_block(game: Game, state: Any, audience: Seat | Audience) -> str:
     """The diagram and status lines of ``state`` as ``audience`` may see them."""
-    return render("player/_view.txt", view=engine_for(game).view(state, audience))
+    view = engine_for(game).view(state, audience)
+    if game.status != "active" and game.result:
+        status = [line for line in view.status if not _TO_MOVE.match(line)]
+        view = dataclasses.replace(view, status=(f"Final position: {game.result} ({game.reason}).", *status))
+    return render("player/_view.txt", view=view)
 
 
 def notes_for(notes: tuple[Note, ...], audience: Seat | Audience) -> list[str]:
     return [note.text for note in notes if note.to is None or note.to == audience]
 
 
-def game_mail(ctx: Context, game: Game, seat: Seat, template: str, **context: Any) -> Outgoing:
-    """A mail of ``game`` to the player in ``seat``, from that seat's address, in the game's thread."""
+def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str, **context: Any) -> Outgoing:
+    """A mail of ``game`` to the player in ``seat``, from that seat's address, in the game's thread.
+
+    ``headline`` is the news, the body's first line (what a mail client previews): the subject
+    is the same for the whole game. The mail is unprompted (``auto-generated``): the answer
+    to a player's own mail is the worker's reply.
+    """
     account = ctx.account_by_id(player_id(game, seat))
     assert account is not None and game.id is not None and account.id is not None
     root = thread_root(ctx, game)
     names = handles(ctx, game)
     body = render(template, game=game, seat=seat, handles=names,
                   title=engine_for(game).title, deadline=deadline_text(game.deadline), **context)
-    body = with_clock(body, clock_lines(ctx, game, names))
+    body = with_clock(f"{preview(headline)}\n\n{body}", clock_lines(ctx, game, names))
     return Outgoing(
         to=account.email,
         subject=subject_of(ctx, game),
@@ -69,8 +89,23 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, **context: An
         reply_to=ctx.services.addresses.seat(game.id, seat, account.id),
         in_reply_to=root,
         references=(root,),
+        auto_submitted="auto-generated",
         game_id=game.id,
     )
+
+
+def final_text(ctx: Context, game: Game, state: Any, audience: Seat | Audience) -> str:
+    """The end of a game as the final mail shows it: result, players, final position, whole record."""
+    names = handles(ctx, game)
+    return render("player/game_over.txt", game=game, handles=names, board=board_block(game, state, audience),
+                  record=mail_movetext(game, records(ctx, game)))
+
+
+def final_mail(ctx: Context, game: Game, seat: Seat, outcome: Outcome, state: Any) -> Outgoing:
+    """The last mail of a game that ended outside a move (resignation, draw, time, adjudication)."""
+    reader = seat
+    return game_mail(ctx, game, seat, "player/final.txt", headline=result_news(outcome, handles(ctx, game), reader),
+                     final=final_text(ctx, game, state, seat))
 
 
 def with_clock(body: str, lines: list[str]) -> str:

@@ -4,24 +4,38 @@ from __future__ import annotations
 
 import re
 import secrets
+from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.app import conditionals
-from pbem.app.clocks import clock_lines, control_of, pass_clock, restart_clock, start_clock
+from pbem.app.clocks import control_of, pass_clock, restart_clock, start_clock
 from pbem.app.context import Context, Result
-from pbem.app.game_mail import board_block, deadline_text, game_mail, move_label, notes_for, referee_mail, with_clock
+from pbem.app.game_mail import (
+    board_block,
+    deadline_text,
+    final_mail,
+    final_text,
+    game_mail,
+    move_label,
+    notes_for,
+    referee_mail,
+)
 from pbem.app.game_options import split_options
-from pbem.app.game_state import engine_for, handles, records
+from pbem.app.game_state import engine_for, handles, player_id, records
+from pbem.app.news import result_news, turn_news
 from pbem.app.observers import notify_observers
 from pbem.engine.base import Audience, Outcome, Seat, Transition
 from pbem.engine.capabilities import seal_action
 from pbem.engine.errors import MoveError
+from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Challenge, Game, MoveRecord
 from pbem.store.vocabulary import ChallengeStatus, GameStatus
 from pbem.variants import get_variant
 
 __all__ = [
+    "OFFER_ANSWER",
+    "announce_offer",
     "apply_side_action",
     "close_game",
     "end_without_move",
@@ -33,6 +47,9 @@ __all__ = [
     "take_back",
 ]
 
+
+#: How to answer a draw offer, said under the news of the mail that carries it.
+OFFER_ANSWER = 'Reply "draw" to accept the draw offer, or just move to decline it.'
 
 _GUARD = re.compile(r"(?:^|\s)#(\d+)\s*$")
 
@@ -61,8 +78,11 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
     challenge.status, challenge.game_id = ChallengeStatus.ACCEPTED, game.id
     ctx.session.add(challenge)
     to_move = engine.to_act(state)
+    names = handles(ctx, game)
     for seat in Seat:
-        ctx.send(game_mail(ctx, game, seat, "player/game_started.txt",
+        headline = (f"Game {game.id} has started: you play {seat} against {names[seat.other]}. "
+                    f"{turn_news(names, seat, to_move, game.deadline)}")
+        ctx.send(game_mail(ctx, game, seat, "player/game_started.txt", headline=headline,
                            board=board_block(game, state, seat), to_move=to_move,
                            time_control=control_of(ctx.services.config, game.time_control).describe(),
                            public=ctx.services.addresses.public))
@@ -78,7 +98,8 @@ def _guard(line: str) -> tuple[str, int | None]:
 
 def refusal(game: Game, state: Any, seat: Seat, reason: str) -> Result:
     """A rejected move: why, and the board as the sender sees it."""
-    return Result(f"Not played: {reason}\n\n{board_block(game, state, seat)}", ok=False)
+    return Result(f"Not played: {reason}\n\n{board_block(game, state, seat)}", ok=False,
+                  headline=f"Your move was not played: {reason}.")
 
 
 def play_move(ctx: Context, line: str) -> Result:
@@ -102,8 +123,16 @@ def play_move(ctx: Context, line: str) -> Result:
     return _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action))
 
 
-def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> None:
-    """Play ``seat``'s registered reply and mail them what happened (they sent no mail)."""
+@dataclass
+class _Followed:
+    """What happened after a move for the player who is to answer it: their conditional reply, news."""
+
+    played: str = ""  # the conditional reply played for them ("2. Ng1-f3"), if any
+    lines: list[str] = field(default_factory=list)
+
+
+def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> _Followed:
+    """Play ``seat``'s registered reply; what their mail about the opponent's move must add."""
     engine = engine_for(game)
     state = engine.load(game.state)
     number = engine.move_number(state)
@@ -112,12 +141,12 @@ def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> None:
         transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
     except MoveError as error:  # the position differs from the one foreseen (e.g. a Hyperspace return)
         conditionals.clear(game, seat)
-        ctx.send(game_mail(ctx, game, seat, "player/notice.txt", lines=[
-            f"Your conditional move {text} could not be played ({error}); your conditional lines are cleared."]))
-        return
-    result = _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action))
-    ctx.send(game_mail(ctx, game, seat, "player/notice.txt",
-                       lines=["Your conditional move was played for you.", "", result.text]))
+        return _Followed(lines=[f"Your conditional move {text} could not be played ({error}); "
+                                "your conditional lines are cleared."])
+    _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action))
+    played = f"{move_label(number, seat)} {transition.record}"
+    return _Followed(played, [f"Your conditional move was played for you: Played {played}",
+                              *notes_for(transition.notes, seat)])
 
 
 def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, seat: Seat) -> Result:
@@ -131,12 +160,46 @@ def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, sea
     referee_mail(ctx, game, notes_for(transition.notes, Audience.REFEREE))
     public_lines = notes_for(transition.notes, Audience.PUBLIC)
     if public_lines:
-        ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt", lines=public_lines))
+        ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt", headline=public_lines[0],
+                           lines=public_lines[1:]))
     return Result("\n".join(notes_for(transition.notes, seat)) or "Recorded.")
 
 
 def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transition: Transition[Any],
                        canonical: str = "") -> Result:
+    """Store ``seat``'s turn, play the opponent's conditional reply if one answers it, mail the
+    opponent once about both; the mover's result."""
+    engine = engine_for(game)
+    state = transition.state
+    lapsed = game.draw_offer == seat.other.value
+    _store_turn(ctx, game, seat, number, transition)
+    played = f"{move_label(number, seat)} {transition.record}"
+    outcome = engine.outcome(state)
+    names = handles(ctx, game)
+    opponent = seat.other
+    followed = _Followed()
+    if lapsed:  # the offerer hears of it in this, their next mail
+        followed.lines.append(f"Your draw offer lapsed: {names[seat]} moved instead of answering it.")
+    reply, news = conditionals.respond(game, opponent, canonical) if outcome is None else (None, [])
+    followed.lines.extend(news)
+    text = render("player/move_played.txt", game=game, played=played, outcome=outcome,
+                  notes=notes_for(transition.notes, seat), board=board_block(game, state, seat),
+                  deadline=deadline_text(game.deadline), handles=names, seat=seat,
+                  final=final_text(ctx, game, state, seat) if outcome is not None else "")
+    headline = f"You played {played}. " + (result_news(outcome, names, seat) if outcome is not None
+                                            else turn_news(names, seat, engine.to_act(state), game.deadline))
+    result = Result(text, headline=headline)
+    if outcome is not None:
+        game_over(ctx, game)
+    if reply is not None:
+        conditional = _play_conditional(ctx, game, opponent, reply)
+        followed = _Followed(conditional.played, [*followed.lines, *conditional.lines])
+    ctx.send(_opponent_mail(ctx, game, seat, played, notes_for(transition.notes, opponent), followed))
+    return result
+
+
+def _store_turn(ctx: Context, game: Game, seat: Seat, number: int, transition: Transition[Any]) -> None:
+    """Save the turn, pass the clock, close a finished game; tell the referee and the observers."""
     engine = engine_for(game)
     state = transition.state
     assert game.id is not None
@@ -152,7 +215,6 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     if game.extras.get("takeback") == seat.other.value:
         game.extras = {k: v for k, v in game.extras.items() if k != "takeback"}  # and a takeback request
     ctx.move_played = True
-    played = f"{move_label(number, seat)} {transition.record}"
     outcome = engine.outcome(state)
     pass_clock(ctx, game, seat, engine.to_act(state))
     if outcome is not None:
@@ -160,21 +222,53 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     ctx.session.add(game)
     referee_mail(ctx, game, notes_for(transition.notes, Audience.REFEREE))
     notify_observers(ctx, game)
-    opponent = seat.other
-    reply, news = conditionals.respond(game, opponent, canonical) if outcome is None else (None, [])
-    ctx.send(game_mail(ctx, game, opponent, "player/opponent_moved.txt", played=played,
-                       notes=notes_for(transition.notes, opponent) + news, outcome=outcome,
-                       board=board_block(game, state, opponent),
-                       your_move=engine.to_act(state) is opponent and reply is None))
-    text = render("player/move_played.txt", game=game, played=played, outcome=outcome,
-                  notes=notes_for(transition.notes, seat), board=board_block(game, state, seat),
-                  deadline=deadline_text(game.deadline), handles=handles(ctx, game), seat=seat)
-    result = Result(with_clock(text, clock_lines(ctx, game, handles(ctx, game))))
-    if outcome is not None:
-        game_over(ctx, game)
-    if reply is not None:
-        _play_conditional(ctx, game, opponent, reply)
-    return result
+
+
+def _opponent_mail(ctx: Context, game: Game, mover: Seat, played: str, notes: list[str],
+                   followed: _Followed) -> Outgoing:
+    """The one mail the mover's opponent gets: the move, their conditional reply if it was played, the
+    position after both, and whose move it is or how the game ended."""
+    engine = engine_for(game)
+    state = engine.load(game.state)  # after the conditional reply, if one was played
+    reader = mover.other
+    names = handles(ctx, game)
+    outcome = engine.outcome(state) if game.status != "active" else None
+    news = f"{names[mover]} played {played}"
+    if followed.played:
+        news += f"; your conditional {followed.played} was played for you"
+    offered = game.draw_offer == mover.value
+    if offered:
+        news += f", and {names[mover]} offers a draw"
+    headline = f"{news}. " + (result_news(outcome, names, reader) if outcome is not None
+                             else turn_news(names, reader, engine.to_act(state), game.deadline))
+    if offered:
+        headline += f"\n{OFFER_ANSWER}"
+    # A draw offer made earlier in the same mail travels here instead of in a mail of its own.
+    assert game.id is not None
+    standalone = ctx.offer_mails.pop(game.id, None)
+    if standalone is not None and game.draw_offer == mover.value:
+        ctx.outgoing = [mail for mail in ctx.outgoing if mail is not standalone]
+    return game_mail(ctx, game, reader, "player/opponent_moved.txt", headline=headline, played=played,
+                     notes=[*notes, *followed.lines], outcome=outcome, board=board_block(game, state, reader),
+                     final=final_text(ctx, game, state, reader) if outcome is not None else "")
+
+
+def announce_offer(ctx: Context, game: Game, seat: Seat) -> None:
+    """Tell the opponent of ``seat``'s draw offer: in the mail about the move this mail played, if it
+    played one; else in a mail of its own, which a move later in this mail replaces (see _opponent_mail)."""
+    names = handles(ctx, game)
+    assert game.id is not None
+    if ctx.move_played:
+        opponent = ctx.account_by_id(player_id(game, seat.other))
+        moved = [mail for mail in ctx.outgoing if mail.game_id == game.id and opponent and mail.to == opponent.email]
+        if moved:
+            news, rest = moved[-1].body.split("\n\n", 1)
+            moved[-1].body = f"{news}\n{names[seat]} offers a draw. {OFFER_ANSWER}\n\n{rest}"
+            return
+    mail = game_mail(ctx, game, seat.other, "player/draw_offered.txt",
+                     headline=f"{names[seat]} offers a draw in game {game.id}.")
+    ctx.offer_mails[game.id] = mail
+    ctx.send(mail)
 
 
 def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
@@ -232,8 +326,5 @@ def finish_game(ctx: Context, game: Game, outcome: Outcome, by: Seat) -> Result:
     """End ``game`` outside a move (resignation, agreed or claimed draw) and tell the opponent."""
     state = end_without_move(ctx, game, outcome)
     game_over(ctx, game)
-    ctx.send(game_mail(ctx, game, by.other, "player/game_over.txt", outcome=outcome,
-                       board=board_block(game, state, by.other)))
-    return Result(render("player/game_over.txt", game=game, seat=by, outcome=outcome,
-                         handles=handles(ctx, game), title=engine_for(game).title,
-                         deadline=deadline_text(None), board=board_block(game, state, by)))
+    ctx.send(final_mail(ctx, game, by.other, outcome, state))
+    return Result(final_text(ctx, game, state, by), headline=result_news(outcome, handles(ctx, game), by))

@@ -8,10 +8,11 @@ from sqlmodel import select
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
-from pbem.app.game_mail import board_block, move_label, subject_of, thread_root, with_clock
+from pbem.app.game_mail import board_block, final_text, move_label, subject_of, thread_root, with_clock
 from pbem.app.game_options import game_option
 from pbem.app.game_state import engine_for, handles
-from pbem.engine.base import Audience, Seat
+from pbem.app.news import result_news, turn_news
+from pbem.engine.base import Audience, Outcome, Seat
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Game, MoveRecord, Observation
@@ -48,16 +49,29 @@ def notify_observers(ctx: Context, game: Game) -> None:
     row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id,
                                                     MoveRecord.ply == visible_ply)).first()
     last = f"{move_label(row.move_number, Seat(row.seat))} {row.record}" if row else ""
-    board = board_block(game, observer_state(ctx, game), Audience.PUBLIC)
+    state = observer_state(ctx, game)
+    board = board_block(game, state, Audience.PUBLIC)
     names = handles(ctx, game)
     root = thread_root(ctx, game)
+    played = f"{names[Seat(row.seat)]} played {last}" if row else "no move yet"
+    headline = _headline(game, names, played, delay, engine_for(game).to_act(state))
+    final = final_text(ctx, game, state, Audience.PUBLIC) if game.status != GameStatus.ACTIVE else ""
     for observation in observers:
         account = ctx.account_by_id(observation.account_id)
         if account is None or account.id is None:
             continue
         body = render("player/observer.txt", game=game, handles=names, last=last, board=board, delay=delay,
-                      title=engine_for(game).title)
+                      title=engine_for(game).title, headline=headline, final=final)
         ctx.send(Outgoing(to=account.email, subject=f"{subject_of(ctx, game)} (observing)",
                           body=with_clock(body, clock_lines(ctx, game, names)) if not delay else body,
                           reply_to=ctx.services.addresses.personal(account.id), in_reply_to=root,
                           references=(root,), auto_submitted="auto-generated", game_id=game.id))
+
+
+def _headline(game: Game, names: dict[Seat, str], played: str, delay: int, to_move: Seat | None) -> str:
+    """An observer's news: the result at the end, else the last move they may see and whose move it is."""
+    if game.status != GameStatus.ACTIVE:
+        return f"Game {game.id}: {result_news(Outcome(game.result, game.reason), names, None)}"
+    if delay:  # the clock would tell the moves not shown yet
+        return f"Game {game.id}, {delay} moves late: {played}."
+    return f"Game {game.id}: {played}. {turn_news(names, None, to_move, game.deadline)}"

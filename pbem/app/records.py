@@ -13,7 +13,7 @@ from pbem.engine.capabilities import RecordExport
 from pbem.engine.notation import wrap_words
 from pbem.store.models import Account, Game, MoveRecord
 
-__all__ = ["game_record", "load_game_record", "mail_record", "movetext_writer", "numbered_movetext"]
+__all__ = ["game_record", "load_game_record", "mail_movetext", "mail_record", "movetext_writer", "numbered_movetext"]
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,13 @@ def mail_record(game: Game, moves: Sequence[MoveRecord], white: str, black: str,
         return plain
     return (f"{plain}\n\nThe same record as PGN, for chess programs (see 'help {game.variant}'):\n\n"
             f"{_record(game, words, white, black, site)}")
+
+
+def mail_movetext(game: Game, moves: Sequence[MoveRecord]) -> str:
+    """The whole game's movetext for the final mail, as ``pbem export`` writes it (PGN where the
+    variant has a writer), with the result, in lines that fit a mail's 78 columns."""
+    words = _pgn_movetext(game, moves)
+    return "\n".join(wrap_words([*(numbered_movetext(moves) if words is None else words), game.result], 78))
 
 
 def load_game_record(session: Session, game_id: int, site: str) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbem.app.context import Context
 from pbem.app.game_state import engine_for, player_id
+from pbem.app.text import tidy
 from pbem.engine.capabilities import secrets_of
 from pbem.mail.outbox import queue_mail
 
@@ -35,8 +36,9 @@ def forbidden_for(ctx: Context, secrets: list[tuple[str, tuple[str, ...]]], reci
 
 
 def queue_outgoing(ctx: Context) -> None:
-    """Scan every outgoing mail of ``ctx`` for secrets its recipient may not read, then queue it."""
+    """Tidy every outgoing mail of ``ctx``, scan it for secrets its recipient may not read, then queue it."""
     secrets = secrets_by_owner(ctx)
     for mail in ctx.outgoing:
+        mail.body = tidy(mail.body)  # every text part within 78 columns, whoever wrote it
         queue_mail(ctx.session, mail, ctx.services.addresses, forbidden_for(ctx, secrets, mail.to), ctx.services.now())
     ctx.outgoing.clear()

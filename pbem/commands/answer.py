@@ -81,5 +81,5 @@ class Decline:
         assert challenger is not None and challenger.id is not None
         ctx.send(Outgoing(to=challenger.email, subject=f"[pbem] challenge {challenge.id} declined",
                           body=render("player/declined.txt", challenge=challenge, who=who),
-                          reply_to=ctx.services.addresses.personal(challenger.id)))
+                          reply_to=ctx.services.addresses.personal(challenger.id), auto_submitted="auto-generated"))
         return Result(f"Challenge {challenge.id} declined.")

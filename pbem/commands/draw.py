@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from pbem.app.context import CommandError, Context, Result
-from pbem.app.game_mail import game_mail
 from pbem.app.game_options import game_option
 from pbem.app.game_state import engine_for
-from pbem.app.games import finish_game
+from pbem.app.games import announce_offer, finish_game
 from pbem.commands.base import SEAT
 from pbem.engine.base import Outcome
 from pbem.mail.addresses import AddressKind
@@ -45,5 +44,5 @@ class Draw:
         game.draw_offer = seat.value
         game.version += 1
         ctx.session.add(game)
-        ctx.send(game_mail(ctx, game, seat.other, "player/draw_offered.txt"))
+        announce_offer(ctx, game, seat)
         return Result("Draw offered. It stands until your opponent accepts with 'draw' or makes a move.")

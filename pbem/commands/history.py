@@ -23,4 +23,4 @@ class History:
         game, _seat = ctx.require_game()
         names = handles(ctx, game)
         return Result(mail_record(game, records(ctx, game), names[Seat.WHITE], names[Seat.BLACK],
-                                  ctx.services.addresses.domain))
+                                  ctx.services.addresses.domain), headline=f"The record of game {game.id}.")

@@ -30,7 +30,7 @@ class Takeback:
             game.extras = {k: v for k, v in game.extras.items() if k != "takeback"}
             ctx.session.add(game)
             ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt",
-                               lines=["Your takeback request was refused."]))
+                               headline="Your takeback request was refused.", lines=[]))
             return Result("Takeback refused; the game goes on.")
         if pending == seat.other.value:
             return self._agree(ctx, game, seat)
@@ -41,9 +41,10 @@ class Takeback:
             raise CommandError("you have no move to take back yet")
         game.extras = {**game.extras, "takeback": seat.value}
         ctx.session.add(game)
-        ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt", lines=[
-            "Your opponent asks to take back their last move. Reply 'takeback' to agree, "
-            "'takeback no' to refuse; a move of yours refuses it too."]))
+        ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt",
+                           headline="Your opponent asks to take back their last move.", lines=[
+                               "Reply 'takeback' to agree, 'takeback no' to refuse; a move of yours "
+                               "refuses it too."]))
         return Result("Takeback requested; your opponent has to agree.")
 
     def _target(self, ctx: Context, game: Game, seat: Seat) -> int | None:
@@ -63,6 +64,6 @@ class Takeback:
         engine = engine_for(game)
         to_move = engine.to_act(state)
         line = f"Takeback agreed: the game is back at move {engine.move_number(state)}, {to_move} to play."
-        ctx.send(game_mail(ctx, game, asker, "player/notice.txt",
-                           lines=[line, "", board_block(game, state, asker)]))
-        return Result(f"{line}\n\n{board_block(game, state, seat)}")
+        ctx.send(game_mail(ctx, game, asker, "player/notice.txt", headline=line,
+                           lines=[board_block(game, state, asker)]))
+        return Result(f"{line}\n\n{board_block(game, state, seat)}", headline=line)

@@ -6,11 +6,10 @@ import math
 from datetime import timedelta
 from typing import ClassVar
 
+from pbem.app.account_news import tell_opponents
 from pbem.app.clocks import on_vacation, vacation_days_left
 from pbem.app.context import CommandError, Context, Result
-from pbem.app.game_mail import game_mail
 from pbem.commands.base import IDENTIFIED
-from pbem.engine.base import Seat
 from pbem.mail.addresses import AddressKind
 from pbem.store.models import Account
 
@@ -44,7 +43,8 @@ class Vacation:
             account.vacation_until = None
             ctx.session.add(account)
             resume_clocks(ctx, account, now)
-            self._tell_opponents(ctx, account, f"{account.handle} is back from vacation; their clock runs again.")
+            self._tell_opponents(ctx, account, f"{account.handle} is back from vacation; their clocks run again.",
+                                 "is back from vacation")
             return Result(f"Welcome back: your clocks run again. Vacation days left this year: "
                           f"{vacation_days_left(config, account, now)}.")
         try:
@@ -65,17 +65,13 @@ class Vacation:
         pause_clocks(ctx, account, now)
         until = account.vacation_until.strftime(STAMP)
         games = self._tell_opponents(ctx, account, f"{account.handle} is on vacation until {until}; "
-                                                  f"their clock is paused until then.")
+                                                  f"their clocks are paused until then.", "is on vacation")
         return Result(f"Vacation until {until}: your clocks are paused in {games} game(s). "
                       f"Vacation days left this year: {vacation_days_left(config, account, now)}.")
 
-    def _tell_opponents(self, ctx: Context, account: Account, line: str) -> int:
+    def _tell_opponents(self, ctx: Context, account: Account, news: str, topic: str) -> int:
         from pbem.app.clocks import player_games
 
         games = player_games(ctx, account)
-        for game in games:
-            assert game.id is not None
-            ctx.touched_games[game.id] = game
-            seat = Seat.WHITE if game.white_id == account.id else Seat.BLACK
-            ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt", lines=[line]))
+        tell_opponents(ctx, account, games, news, topic)
         return len(games)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from pbem.app.context import Context
-from pbem.app.game_mail import board_block, game_mail
+from pbem.app.game_mail import final_mail
 from pbem.app.games import end_without_move, start_game
 from pbem.engine.base import Outcome, Seat
 from pbem.store.event_models import Event
@@ -47,5 +47,4 @@ def end_game(ctx: Context, game: Game, outcome: Outcome) -> None:
     """Finish ``game`` outside play (adjudication, forfeit) and tell both players and observers."""
     state = end_without_move(ctx, game, outcome)
     for seat in Seat:
-        ctx.send(game_mail(ctx, game, seat, "player/game_over.txt", outcome=outcome,
-                           board=board_block(game, state, seat)))
+        ctx.send(final_mail(ctx, game, seat, outcome, state))

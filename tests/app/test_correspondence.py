@@ -116,7 +116,7 @@ def test_rematch_challenges_with_colours_swapped(pipe: Pipeline) -> None:
     mails(pipe)
     pipe.send(BOB, seat_b, "rematch")
     found = mails(pipe)
-    assert "bob plays: white" in found[ALICE] and "Time control: days 3" in found[ALICE]  # bob was black
+    assert "bob plays: white" in found[ALICE] and "Time control: 3 days per move" in found[ALICE]  # bob was black
     number = re.search(r"accept (\d+)", found[ALICE])
     assert number
 
@@ -159,3 +159,73 @@ def test_players_cannot_observe_their_own_game(pipe: Pipeline) -> None:
     start(pipe)
     pipe.send(ALICE, register(pipe, ALICE, "alice"), "observe 1")
     assert "you play in game 1" in mails(pipe)[ALICE]
+
+
+def test_a_conditional_reply_comes_in_one_mail_with_the_clock_once(pipe: Pipeline) -> None:
+    seat_a, seat_b = start(pipe)
+    play(pipe, seat_a, seat_b, "e4")
+    pipe.send(ALICE, seat_a, "if e5 then Nf3")
+    mails(pipe)
+    pipe.send(BOB, seat_b, "e5")
+    to_alice = [body_of(m) for r, m in pipe.drain_outbox() if r == ALICE]
+    assert len(to_alice) == 1, to_alice
+    body = to_alice[0]
+    assert body.splitlines()[0].startswith("bob played 1... Pe7-e5; your conditional 2. Ng1-f3 was played")
+    assert "Played 2. Ng1-f3" in body and body.count("Time control:") == 1
+
+
+def test_vacation_is_one_mail_per_opponent_listing_the_games(pipe: Pipeline) -> None:
+    alice, bob, _, _ = begin_game(pipe)
+    pipe.send(ALICE, alice, "challenge bob hyperspace white")
+    number = re.search(r"accept (\d+)", mails(pipe)[BOB])
+    assert number
+    pipe.send(BOB, bob, f"accept {number.group(1)}")
+    mails(pipe)
+    pipe.send(ALICE, alice, "vacation 3")
+    to_bob = [body_of(m) for r, m in pipe.drain_outbox() if r == BOB]
+    assert len(to_bob) == 1 and to_bob[0].startswith("alice is on vacation until")
+    assert "#1 Hyperspace Chess" in to_bob[0] and "#2 Hyperspace Chess" in to_bob[0]
+
+
+@pytest.mark.parametrize("order", ["draw\ne4", "e4\ndraw"])
+def test_a_draw_offer_travels_in_the_moves_mail(pipe: Pipeline, order: str) -> None:
+    seat_a, _ = start(pipe)
+    pipe.send(ALICE, seat_a, order)
+    to_bob = [body_of(m) for r, m in pipe.drain_outbox() if r == BOB]
+    assert len(to_bob) == 1, to_bob
+    assert "alice played 1. Pe2-e4" in to_bob[0] and "offers a draw" in to_bob[0].split("\n\n")[0]
+    assert to_bob[0].count("Time control:") == 1
+
+
+def test_a_lapsed_draw_offer_is_told_to_the_offerer(pipe: Pipeline) -> None:
+    seat_a, seat_b = start(pipe)
+    pipe.send(ALICE, seat_a, "e4\ndraw")
+    mails(pipe)
+    pipe.send(BOB, seat_b, "e5")
+    assert "Your draw offer lapsed: bob moved instead" in mails(pipe)[ALICE]
+
+
+def test_board_answers_and_refused_moves_carry_the_clock_once(pipe: Pipeline) -> None:
+    seat_a, seat_b = start(pipe)
+    pipe.send(ALICE, seat_a, "board")
+    board = mails(pipe)[ALICE]
+    assert board.startswith("The position in game 1. Your move; deadline") and board.count("Time control:") == 1
+    pipe.send(BOB, seat_b, "e5")
+    refused = mails(pipe)[BOB]
+    assert refused.startswith("Your move was not played: it is not your move")
+    assert refused.count("Time control:") == 1
+
+
+def test_the_final_mails_name_the_result_show_the_end_and_the_record(pipe: Pipeline) -> None:
+    seat_a, seat_b = start(pipe)
+    carol = register(pipe, CAROL, "carol")
+    pipe.send(CAROL, carol, "observe 1")
+    play(pipe, seat_a, seat_b, "e4", "e5")
+    pipe.send(ALICE, seat_a, "resign")
+    found = mails(pipe)
+    assert found[BOB].startswith("alice resigned. You won 0-1.")
+    assert found[ALICE].startswith("You resigned. You lost 0-1.")
+    assert found[CAROL].startswith("Game 1: alice resigned. bob won 0-1.")
+    for body in found.values():
+        assert "to move (move" not in body and "Final position: 0-1 (resignation)." in body
+        assert "1. e4 e5 0-1" in body

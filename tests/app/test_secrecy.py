@@ -27,7 +27,8 @@ from tests.helpers.players import ALICE, BOB, started_game
 
 ENGINE = get_variant("hyperspace")
 OWNER = {Seat.WHITE: ALICE, Seat.BLACK: BOB}
-RECEIPT = re.compile(r"^Receipt: your (\S+) returns to ([a-h][1-8]) .*nonce ([0-9a-f]+)", re.M)
+# The receipt is wrapped to the mail's 78 columns: the nonce has a line of its own.
+RECEIPT = re.compile(r"^Receipt: your (\S+) returns to ([a-h][1-8]) [^;]*;\s*nonce ([0-9a-f]+)", re.M)
 
 
 @dataclass

@@ -25,7 +25,7 @@ def test_conditional_lines_are_played_and_cleared(harness: Harness) -> None:
     bob.reply(to_bob, "e5")
     assert "Played 1... Pe7-e5" in body_of(bob.next_mail())
     auto = bob.next_mail(lambda m: "alice played 2. Ng1-f3" in body_of(m))
-    assert "It is your move" in body_of(auto)
+    assert "Your move" in body_of(auto)
     played_for_alice = alice.next_mail(lambda m: "conditional move was played" in body_of(m))
     assert "Played 2. Ng1-f3" in body_of(played_for_alice)
 
@@ -40,7 +40,7 @@ def test_conditional_lines_are_played_and_cleared(harness: Harness) -> None:
     bob.next_mail()
     cleared = alice.next_mail(lambda m: "bob played 3... Pa7-a6" in body_of(m))
     assert "conditional line(s) were cleared: none expected Pa7-a6" in body_of(cleared)
-    assert "It is your move" in body_of(cleared)
+    assert "Your move" in body_of(cleared)
     alice.reply(game_a, "if list")
     assert "You have no conditional moves" in body_of(alice.next_mail())
     harness.settle()

@@ -25,7 +25,7 @@ def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMes
 
 def test_short_game_to_a_nebula_capture(harness: Harness) -> None:
     alice, bob, welcome, game_a, game_b = start_game(harness)
-    assert "You play white" in body_of(game_a) and "It is your move" in body_of(game_a)
+    assert "You play white" in body_of(game_a) and "Your move" in body_of(game_a)
     assert "You play black" in body_of(game_b)
     assert "Hyperspace (2)" in body_of(game_a) and "2c: White Galaxy, age 0" in body_of(game_a)
 

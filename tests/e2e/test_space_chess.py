@@ -14,7 +14,7 @@ def start_game(harness: Harness) -> tuple[Player, Player, EmailMessage, EmailMes
 
 def test_space_chess_game_with_two_level_transfers_a_capture_and_mate(harness: Harness) -> None:
     alice, bob, game_a, game_b = start_game(harness)
-    assert "You play white" in body_of(game_a) and "It is your move" in body_of(game_a)
+    assert "You play white" in body_of(game_a) and "Your move" in body_of(game_a)
     assert "You play black" in body_of(game_b)
     assert "Level 3 (A, top)" in body_of(game_a) and "1 R N B Q K B N R" in body_of(game_a)
 

@@ -52,7 +52,7 @@ def test_tri_d_game_with_an_attack_board_move(harness: Harness) -> None:
     assert "Played 9. @b1(1)-b4(1)" in played
     notice = bob.next_mail()
     seen = body_of(notice)
-    assert "alice played 9. @b1(1)-b4(1)" in seen and "It is your move" in seen
+    assert "alice played 9. @b1(1)-b4(1)" in seen and "Your move" in seen
     # The board and its pawn are drawn beside the new pin: a1(1) went to a4(1) with its board.
     assert "  attack boards: e1(1) White, b4(1) White" in seen
     assert "\n  4         P .   P . . .               4\n" in seen, seen

@@ -31,7 +31,7 @@ def test_short_game_with_space_moves_a_ride_across_void_and_mate(harness: Harnes
     engine = VoidriderChess()
     start = engine.view(engine.setup(), Seat.WHITE).diagram
     assert start in body_of(game_a)  # the same diagram as `pbem show voidrider`
-    assert "You play white" in body_of(game_a) and "It is your move" in body_of(game_a)
+    assert "You play white" in body_of(game_a) and "Your move" in body_of(game_a)
     assert "You play black" in body_of(game_b) and "| V |" in body_of(game_b)
 
     # A refused move says why (ruling W2) and shows the sender's board; nobody else hears of it.
