@@ -6,6 +6,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session
 
@@ -74,6 +75,8 @@ class Context:
 
     #: Accounts already loaded for this mail (a lookup inside a dirty session would flush it).
     accounts: dict[int, Account] = field(default_factory=dict)
+    #: Work shared by the mails of this unit of work (e.g. a finished game's record and GIF, made once).
+    memo: dict[str, Any] = field(default_factory=dict)
 
     def account_by_id(self, account_id: int) -> Account | None:
         if account_id not in self.accounts:

@@ -9,6 +9,8 @@ from typing import Any
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
+from pbem.app.game_files import final_attachments
+from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.news import result_news
 from pbem.app.records import mail_movetext
@@ -17,6 +19,7 @@ from pbem.engine.base import Audience, Note, Outcome, Seat
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Game
+from pbem.store.vocabulary import GameStatus
 
 __all__ = [
     "board_block",
@@ -81,7 +84,10 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str
     names = handles(ctx, game)
     body = render(template, game=game, seat=seat, handles=names,
                   title=engine_for(game).title, deadline=deadline_text(game.deadline), **context)
-    body = with_clock(f"{preview(headline)}\n\n{body}", clock_lines(ctx, game, names))
+    clock = clock_lines(ctx, game, names)
+    body = with_clock(f"{preview(headline)}\n\n{body}", clock)
+    state = engine_for(game).load(game.state)
+    finished = game.status != GameStatus.ACTIVE
     return Outgoing(
         to=account.email,
         subject=subject_of(ctx, game),
@@ -91,6 +97,9 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str
         references=(root,),
         auto_submitted="auto-generated",
         game_id=game.id,
+        html_source=html_source(game, state, seat, ctx.services.addresses.domain, clock,
+                                records(ctx, game) if finished else ()),
+        attachments=final_attachments(ctx, game) if finished else (),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import logging
 import struct
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,18 +15,20 @@ from PIL import Image
 from pbem.app.game_state import engine_for
 from pbem.engine.base import Audience, Recipient
 from pbem.engine.board_view import Highlight, Mark
-from pbem.mail.compose import InlineImage
+from pbem.mail.compose import HtmlSource, InlineImage
 from pbem.pictures.render import render_image, render_png
 from pbem.store.models import Game, MoveRecord
 
-__all__ = ["Picture", "board_picture", "game_animation", "highlights_of", "store_highlights"]
+__all__ = ["Picture", "board_picture", "game_animation", "highlights_of", "html_source", "move_rows",
+           "store_highlights"]
 
 log = logging.getLogger(__name__)
 
-#: Pictures are drawn at twice their display size, so they stay crisp on phones and retina screens.
-SCALE = 2
-#: The GIF of a whole game must leave room in a mail kept under 100 KB.
-GIF_BUDGET = 60_000
+#: Pictures are 600 px wide at their display size: at twice that a picture alone would take most of
+#: a mail's 100 KB once base64-encoded, and it costs three times the CPU (bench/pictures.py).
+SCALE = 1
+#: The GIF of a whole game must leave room for the picture and the text in a mail under 100 KB.
+GIF_BUDGET = 35_000
 #: How long each position of the GIF stays, and the final one (milliseconds).
 FRAME_MS, LAST_FRAME_MS = 900, 4000
 
@@ -56,14 +59,34 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def board_picture(game: Game, state: Any, audience: Recipient, cid: str) -> Picture | None:
-    """The board of ``state`` as ``audience`` may see it, the last move highlighted; None without a picture."""
-    view = engine_for(game).view(state, audience, highlights_of(game))
+def board_picture(game: Game, state: Any, audience: Recipient, cid: str, highlight: bool = True) -> Picture | None:
+    """The board of ``state`` as ``audience`` may see it, the last move highlighted unless ``highlight`` is
+    False (observers who see the game late must not learn the last move); None without a picture."""
+    view = engine_for(game).view(state, audience, highlights_of(game) if highlight else ())
     if view.board is None:
         return None
     png = render_png(view.board, scale=SCALE)
     width, height = _png_size(png)
     return Picture(InlineImage(cid, png, filename=f"game-{game.id}.png"), width // SCALE, height // SCALE)
+
+
+def move_rows(moves: Sequence[MoveRecord]) -> tuple[tuple[str, str, str], ...]:
+    """The record as table rows: move number, White's turn, Black's turn."""
+    rows: dict[int, list[str]] = {}
+    for row in moves:
+        turns = rows.setdefault(row.move_number, ["", ""])
+        turns[0 if row.seat == "white" else 1] = row.record
+    return tuple((f"{number}.", white, black) for number, (white, black) in sorted(rows.items()))
+
+
+def html_source(game: Game, state: Any, audience: Recipient, domain: str, clock: Sequence[str] = (),
+                moves: Sequence[MoveRecord] = (), highlight: bool = True) -> HtmlSource:
+    """What the HTML part of a game mail to ``audience`` shows: its picture, the diagram, clock and moves."""
+    cid = f"board.{uuid.uuid4().hex}@{domain}"
+    picture = board_picture(game, state, audience, cid, highlight)
+    diagram = engine_for(game).view(state, audience).diagram
+    return HtmlSource(picture.image if picture else None, (picture.width, picture.height) if picture else (0, 0),
+                      diagram, tuple(clock), move_rows(moves))
 
 
 def game_animation(game: Game, moves: Sequence[MoveRecord]) -> bytes | None:

@@ -21,6 +21,7 @@ from pbem.app.game_mail import (
     referee_mail,
 )
 from pbem.app.game_options import split_options
+from pbem.app.game_pictures import store_highlights
 from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.news import result_news, turn_news
 from pbem.app.observers import notify_observers
@@ -214,6 +215,7 @@ def _store_turn(ctx: Context, game: Game, seat: Seat, number: int, transition: T
         game.draw_offer = ""  # moving on declines the opponent's standing offer
     if game.extras.get("takeback") == seat.other.value:
         game.extras = {k: v for k, v in game.extras.items() if k != "takeback"}  # and a takeback request
+    store_highlights(game, transition.highlights)  # the squares every picture of this position marks
     ctx.move_played = True
     outcome = engine.outcome(state)
     pass_clock(ctx, game, seat, engine.to_act(state))
@@ -286,7 +288,8 @@ def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
     game.version += 1
     game.updated_at = ctx.services.now()
     game.draw_offer = ""
-    game.extras = {key: value for key, value in game.extras.items() if key not in ("takeback", "conditionals")}
+    game.extras = {key: value for key, value in game.extras.items()
+                   if key not in ("takeback", "conditionals", "highlights")}  # the last move is undone
     restart_clock(ctx, game, engine.to_act(state))
     ctx.session.add(game)
     assert game.id is not None

@@ -8,9 +8,11 @@ from sqlmodel import select
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
+from pbem.app.game_files import final_attachments
 from pbem.app.game_mail import board_block, final_text, move_label, subject_of, thread_root, with_clock
 from pbem.app.game_options import game_option
-from pbem.app.game_state import engine_for, handles
+from pbem.app.game_pictures import html_source
+from pbem.app.game_state import engine_for, handles, records
 from pbem.app.news import result_news, turn_news
 from pbem.engine.base import Audience, Outcome, Seat
 from pbem.mail.compose import Outgoing
@@ -62,10 +64,15 @@ def notify_observers(ctx: Context, game: Game) -> None:
             continue
         body = render("player/observer.txt", game=game, handles=names, last=last, board=board, delay=delay,
                       title=engine_for(game).title, headline=headline, final=final)
+        clock = clock_lines(ctx, game, names) if not delay else []
+        finished = game.status != GameStatus.ACTIVE
+        # Observers who see the game late get no highlight: it would show a move they may not see yet.
+        source = html_source(game, state, Audience.PUBLIC, ctx.services.addresses.domain, clock,
+                             records(ctx, game) if finished else (), highlight=not delay)
         ctx.send(Outgoing(to=account.email, subject=f"{subject_of(ctx, game)} (observing)",
-                          body=with_clock(body, clock_lines(ctx, game, names)) if not delay else body,
-                          reply_to=ctx.services.addresses.personal(account.id), in_reply_to=root,
-                          references=(root,), auto_submitted="auto-generated", game_id=game.id))
+                          body=with_clock(body, clock), reply_to=ctx.services.addresses.personal(account.id),
+                          in_reply_to=root, references=(root,), auto_submitted="auto-generated", game_id=game.id,
+                          html_source=source, attachments=final_attachments(ctx, game) if finished else ()))
 
 
 def _headline(game: Game, names: dict[Seat, str], played: str, delay: int, to_move: Seat | None) -> str:

@@ -6,6 +6,8 @@ from pbem.app.context import Context
 from pbem.app.game_state import engine_for, player_id
 from pbem.app.text import tidy
 from pbem.engine.capabilities import secrets_of
+from pbem.mail.compose import HtmlSource, Outgoing
+from pbem.mail.html_part import game_html
 from pbem.mail.outbox import queue_mail
 
 __all__ = [
@@ -35,10 +37,20 @@ def forbidden_for(ctx: Context, secrets: list[tuple[str, tuple[str, ...]]], reci
     return tuple(string for owner, strings in secrets if owner != recipient for string in strings)
 
 
+def with_html(mail: Outgoing, source: HtmlSource) -> None:
+    """Give ``mail`` its HTML part, made from its final text: the same content, the picture by cid."""
+    mail.html = game_html(mail.body, title=mail.subject, diagram=tidy(source.diagram).rstrip("\n"),
+                          clock=tidy("\n".join(source.clock)).splitlines() if source.clock else (),
+                          picture=source.picture, size=source.size, moves=source.moves)
+    mail.images = (source.picture,) if source.picture is not None else ()
+
+
 def queue_outgoing(ctx: Context) -> None:
     """Tidy every outgoing mail of ``ctx``, scan it for secrets its recipient may not read, then queue it."""
     secrets = secrets_by_owner(ctx)
     for mail in ctx.outgoing:
         mail.body = tidy(mail.body)  # every text part within 78 columns, whoever wrote it
+        if mail.html_source is not None:
+            with_html(mail, mail.html_source)
         queue_mail(ctx.session, mail, ctx.services.addresses, forbidden_for(ctx, secrets, mail.to), ctx.services.now())
     ctx.outgoing.clear()

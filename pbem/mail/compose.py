@@ -21,8 +21,8 @@ from email.utils import format_datetime, formataddr
 
 from pbem.store.vocabulary import OutboxKind
 
-__all__ = ["Attachment", "InlineImage", "Outgoing", "SecretLeakError", "compose", "message_ids", "new_message_id",
-           "plain_address", "scan_for_secrets"]
+__all__ = ["Attachment", "HtmlSource", "InlineImage", "Outgoing", "SecretLeakError", "compose", "message_ids",
+           "new_message_id", "plain_address", "scan_for_secrets"]
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -51,6 +51,22 @@ class Attachment:
     subtype: str = "octet-stream"
 
 
+@dataclass(frozen=True, slots=True)
+class HtmlSource:
+    """What a game mail's HTML alternative shows beyond its text, built when the text is final.
+
+    ``diagram`` and ``clock`` are the blocks as they stand in the text (the picture goes where the
+    diagram stands); ``size`` is the picture's display size in CSS pixels; ``moves`` the record as
+    table rows (number, White's turn, Black's turn).
+    """
+
+    picture: InlineImage | None
+    size: tuple[int, int]
+    diagram: str
+    clock: tuple[str, ...] = ()
+    moves: tuple[tuple[str, str, str], ...] = ()
+
+
 @dataclass
 class Outgoing:
     """One mail to one person, before it becomes bytes in the outbox."""
@@ -70,6 +86,8 @@ class Outgoing:
     html: str = field(default="", repr=False)
     images: tuple[InlineImage, ...] = field(default=(), repr=False)
     attachments: tuple[Attachment, ...] = field(default=(), repr=False)
+    #: Set by game mails: the HTML part (and its picture) is made from it once the text is final.
+    html_source: HtmlSource | None = field(default=None, repr=False)
 
 
 def new_message_id(domain: str) -> str:

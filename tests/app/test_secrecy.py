@@ -8,6 +8,7 @@ line of the owner's receipt.
 
 from __future__ import annotations
 
+import io
 import random
 import re
 from dataclasses import dataclass
@@ -16,9 +17,13 @@ from pathlib import Path
 import chess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from PIL import Image
 from sqlmodel import select
 
+from pbem.app.game_pictures import highlights_of
 from pbem.engine.base import Seat
+from pbem.engine.board_view import Highlight, Mark
+from pbem.pictures.render import render_png
 from pbem.store.models import Game
 from pbem.variants import get_variant
 from tests.helpers.harness import body_of
@@ -41,8 +46,47 @@ class Commitment:
 
 
 def mail_text(message: object) -> str:
+    """Everything a mail says in words: headers, the text part, the HTML part, attached records, and any
+    text an image carries in its metadata (PNG text chunks, GIF comments)."""
     headers = "\n".join(f"{name}: {value}" for name, value in message.items())  # type: ignore[attr-defined]
-    return headers + "\n" + body_of(message)  # type: ignore[arg-type]
+    texts = [headers, body_of(message)]  # type: ignore[arg-type]
+    for part in message.walk():  # type: ignore[attr-defined]
+        data = part.get_payload(decode=True)
+        if not isinstance(data, bytes):
+            continue
+        if part.get_content_maintype() == "image":
+            info = Image.open(io.BytesIO(data)).info
+            texts.extend(str(value) for key, value in info.items() if key not in IMAGE_KEYS)
+        else:
+            texts.append(data.decode("utf-8", "replace"))
+    return "\n".join(texts)
+
+
+#: Image metadata that is no text (PNG transparency and gamma, GIF timing and looping).
+IMAGE_KEYS = {"transparency", "gamma", "dpi", "duration", "loop", "background", "version", "extension"}
+
+
+def pictures(message: object) -> list[bytes]:
+    return [data for part in message.walk()  # type: ignore[attr-defined]
+            if part.get_content_type() == "image/png" and isinstance(data := part.get_payload(decode=True), bytes)]
+
+
+def check_pictures(message: object, recipient: str, state: object, highlights: tuple[Highlight, ...],
+                   pending: list[Commitment]) -> None:
+    """Each board picture is drawn from the recipient's own view, with no pending return but their own."""
+    seat = Seat.WHITE if recipient == ALICE else Seat.BLACK
+    board = ENGINE.view(state, seat, highlights).board
+    assert board is not None
+    own = len([entry for entry in state.pool if entry.seat is seat])  # type: ignore[attr-defined]
+    marked = sum(1 for panel in board.panels for _, mark in panel.marks if mark is Mark.PENDING_RETURN)
+    assert marked <= own
+    for commitment in pending:
+        if commitment.owner != recipient:  # the note on the other side's piece names no square
+            colour = "White" if commitment.owner == ALICE else "Black"
+            about = [note for note in board.notes if note.startswith(f"{colour} {commitment.public} ")]
+            assert all(f"to {commitment.square}" not in note for note in about), about
+    for data in pictures(message):
+        assert data == render_png(board), "a picture not drawn from the recipient's own view"
 
 
 def random_turn(rng: random.Random, state: object) -> str:
@@ -79,7 +123,8 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
             mails = pipe.drain_outbox()
             # The authoritative state is the server's: a refused turn leaves it as it was.
             with pipe.db.transaction() as session:
-                state = ENGINE.load(session.exec(select(Game)).one().state)
+                game = session.exec(select(Game)).one()
+                state, highlights = ENGINE.load(game.state), highlights_of(game)
             for recipient, message in mails:
                 text_of_mail = mail_text(message)
                 if recipient == player:
@@ -95,6 +140,7 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
                     assert f"{{{commitment.square}}}" not in text_of_mail
                     assert commitment.receipt_line not in text_of_mail
                     assert f"{commitment.public} returns to {commitment.square}" not in text_of_mail
+                check_pictures(message, recipient, state, highlights, pending)
                 checked += 1
                 pending = [c for c in pending if c not in revealed]
         return checked, made
