@@ -1,4 +1,5 @@
-"""What a board picture costs: CPU time of render_png per realistic layout at scale 1 and 2 (median, p90).
+"""What a board picture costs: CPU time of render_png for each variant's real board (its start position as
+White sees it, the first move highlighted) and for the renderer's test layouts, at scale 1 and 2 (median, p90).
 
 The figure and tile caches are warmed by one render first, as they are in a running server.
 Usage: python bench/pictures.py [--runs 200] [--json out.json]
@@ -16,15 +17,29 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from pbem.engine.base import Seat  # noqa: E402
+from pbem.engine.board_view import BoardView  # noqa: E402
 from pbem.pictures.render import render_png  # noqa: E402
+from pbem.variants import all_variants  # noqa: E402
 from tests.pictures.views import LAYOUTS  # noqa: E402
+
+
+def variant_board(key: str) -> BoardView:
+    """The board a player sees after the first listed move of ``key``, that move highlighted."""
+    engine = next(v for v in all_variants() if v.key == key)()
+    state = engine.setup()
+    transition = engine.apply(state, next(iter(engine.legal_actions(state))))
+    board = engine.view(transition.state, Seat.WHITE, transition.highlights).board
+    assert board is not None
+    return board
 
 TARGET_MS = 3.0  # median at scale 1 for the 8x8 board with 32 pieces
 
 
 def measure(runs: int) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
-    for name, make in LAYOUTS.items():
+    boards = {f"variant {v.key}": (lambda key=v.key: variant_board(key)) for v in all_variants()}
+    for name, make in {**boards, **LAYOUTS}.items():
         view = make()
         for scale in (1, 2):
             size = len(render_png(view, scale))  # warms the caches
@@ -45,9 +60,9 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     rows = measure(args.runs)
-    print(f"{'layout':<12} {'scale':>5} {'median ms':>10} {'p90 ms':>8} {'bytes':>8}")
+    print(f"{'layout':<24} {'scale':>5} {'median ms':>10} {'p90 ms':>8} {'bytes':>8}")
     for row in rows:
-        print(f"{row['layout']:<12} {row['scale']:>5} {row['median_ms']:>10.2f} {row['p90_ms']:>8.2f}"
+        print(f"{row['layout']:<24} {row['scale']:>5} {row['median_ms']:>10.2f} {row['p90_ms']:>8.2f}"
               f" {row['bytes']:>8}")
     chess = next(r for r in rows if r["layout"] == "chess" and r["scale"] == 1)
     median = chess["median_ms"]
