@@ -60,7 +60,7 @@ _TO_MOVE = re.compile(r"^(White|Black) to move\b")
 
 def board_block(game: Game, state: Any, audience: Seat | Audience) -> str:
     """The diagram and status lines of ``state`` as ``audience`` may see them."""
-    view = engine_for(game).view(state, audience)
+    view = engine_for(game).view(state, audience, picture=False)
     if game.status != "active" and game.result:
         status = [line for line in view.status if not _TO_MOVE.match(line)]
         view = dataclasses.replace(view, status=(f"Final position: {game.result} ({game.reason}).", *status))

@@ -13,7 +13,7 @@ from typing import Any
 from PIL import Image
 
 from pbem.app.game_state import engine_for
-from pbem.engine.base import Audience, Recipient
+from pbem.engine.base import Audience, Recipient, View
 from pbem.engine.board_view import Highlight, Mark
 from pbem.mail.compose import HtmlSource, InlineImage
 from pbem.pictures.render import render_image, render_png
@@ -62,7 +62,10 @@ def _png_size(png: bytes) -> tuple[int, int]:
 def board_picture(game: Game, state: Any, audience: Recipient, cid: str, highlight: bool = True) -> Picture | None:
     """The board of ``state`` as ``audience`` may see it, the last move highlighted unless ``highlight`` is
     False (observers who see the game late must not learn the last move); None without a picture."""
-    view = engine_for(game).view(state, audience, highlights_of(game) if highlight else ())
+    return _picture(game, engine_for(game).view(state, audience, highlights_of(game) if highlight else ()), cid)
+
+
+def _picture(game: Game, view: View, cid: str) -> Picture | None:
     if view.board is None:
         return None
     png = render_png(view.board, scale=SCALE)
@@ -82,11 +85,10 @@ def move_rows(moves: Sequence[MoveRecord]) -> tuple[tuple[str, str, str], ...]:
 def html_source(game: Game, state: Any, audience: Recipient, domain: str, clock: Sequence[str] = (),
                 moves: Sequence[MoveRecord] = (), highlight: bool = True) -> HtmlSource:
     """What the HTML part of a game mail to ``audience`` shows: its picture, the diagram, clock and moves."""
-    cid = f"board.{uuid.uuid4().hex}@{domain}"
-    picture = board_picture(game, state, audience, cid, highlight)
-    diagram = engine_for(game).view(state, audience).diagram
+    view = engine_for(game).view(state, audience, highlights_of(game) if highlight else ())
+    picture = _picture(game, view, f"board.{uuid.uuid4().hex}@{domain}")
     return HtmlSource(picture.image if picture else None, (picture.width, picture.height) if picture else (0, 0),
-                      diagram, tuple(clock), move_rows(moves))
+                      view.diagram, tuple(clock), move_rows(moves))
 
 
 def game_animation(game: Game, moves: Sequence[MoveRecord]) -> bytes | None:

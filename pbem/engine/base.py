@@ -130,7 +130,8 @@ class Variant(Protocol[StateT, ActionT]):
     def apply(self, state: StateT, action: ActionT) -> Transition[StateT]: ...
     def outcome(self, state: StateT) -> Outcome | None: ...
     def claim_draw(self, state: StateT) -> Outcome | None: ...
-    def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = ()) -> View: ...
+    def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = (),
+             picture: bool = True) -> View: ...
     def help_text(self) -> str: ...
     def dump(self, state: StateT) -> dict[str, Any]: ...
     def load(self, data: Mapping[str, Any]) -> StateT: ...
@@ -329,8 +330,12 @@ class VariantBase(Generic[StateT, ActionT]):
             return None
         return claimable_draw(self._outcome(state) is not None, *counters)
 
-    def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = ()) -> View:
-        """What ``audience`` may know of ``state``; ``highlights`` mark the last move in the picture."""
+    def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = (),
+             picture: bool = True) -> View:
+        """What ``audience`` may know of ``state``; ``highlights`` mark the last move in the picture.
+
+        ``picture=False`` leaves out the picture data (``board``) where only the text is wanted.
+        """
         over = self._outcome(state)
         side = self._side(state)
         status: list[str] = []
@@ -347,5 +352,5 @@ class VariantBase(Generic[StateT, ActionT]):
             move_number=self._fullmove(state),
             status=tuple(status),
             private=tuple(self._private(state, audience)),
-            board=self._board(state, audience, highlights),
+            board=self._board(state, audience, highlights) if picture else None,
         )
