@@ -65,6 +65,8 @@ HELP_TEXT = "\n".join([
     "Hyperspace. Only Galaxies and Spaceships go there; nothing there can be captured. A piece must",
     "move onto 2b after 3 of your turns there and leave after 4, whenever that is possible; while",
     "such a duty can be done, it is your only legal move. The diagram shows each piece's age.",
+    "The diagram and the picture show the board from White's side for both players (rank 1 at the",
+    "bottom), as the notation reads.",
     "End. Capture the enemy Nebula (with your Galaxy) to win. Draws: stalemate, 30 moves each",
     "without a capture, or agreement. There is no check.",
     "",

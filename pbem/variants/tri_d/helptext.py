@@ -95,8 +95,9 @@ HELP_TEXT = "\n".join([
     "",
     _para("Where the rules say nothing, this server decides: an attack-board move is not a pawn "
           "move for the 50-move rule unless it promotes; castling looks at the king's start and "
-          "end squares only (c0 and d0 are implied); bare kings are a draw; the diagram is the "
-          "same for both players."),
+          "end squares only (c0 and d0 are implied); bare kings are a draw; the diagram and the "
+          "picture are the same for both players (White's board at the bottom, as the level "
+          "numbers read)."),
     "",
     "Rulings in force (details: the server's variant specification):",
     *(textwrap.fill(text, _WIDTH, initial_indent=f"  {key}: ", subsequent_indent=" " * 7)
