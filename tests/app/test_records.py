@@ -105,10 +105,28 @@ def test_finished_game_exports_as_pgn_python_chess_reads_to_the_same_board(
     assert len(list(game.mainline_moves())) == len(MATE)
     movetext = text.split("\n\n", 1)[1]
     assert flat(movetext) == (
-        "1. e4 e5 2. -- {[%hs Qd1@1]} 2... -- {[%hs nb8@1]} 3. Bc4 d6 4. a3 {[%hs &Qh5]} "
-        "4... Nf6 {[%hs &ne4!lost]} 5. Qxf7# 1-0")
+        "1. e4 e5 2. -- {[%hs Qd1@1]} {[%fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2]} "
+        "2... -- {[%hs nb8@1]} {[%fen r1bqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNB1KBNR w KQkq - 2 3]} "
+        "3. Bc4 d6 4. a3 {[%hs &Qh5]} {[%fen r1bqkbnr/ppp2ppp/3p4/4p2Q/2B1P3/P7/1PPP1PPP/RNB1K1NR b KQkq - 0 4]} "
+        "4... Nf6 {[%hs &ne4!lost]} {[%fen r1bqkb1r/ppp2ppp/3p1n2/4p2Q/2B1P3/P7/1PPP1PPP/RNB1K1NR w KQkq - 1 5]} "
+        "5. Qxf7# 1-0")
     assert all(len(line) <= 79 for line in text.splitlines())
     assert board_from_pgn(text).fen() == board.fen()
+    assert follow_with_fen_comments(movetext).board_fen() == board.board_fen()
+
+
+def follow_with_fen_comments(movetext: str) -> chess.Board:
+    """What a tool that knows nothing of hyperspace can do: play the SAN, and set up each [%fen] position."""
+    board = chess.Board()
+    for token in re.findall(r"\{[^}]*\}|\S+", movetext):
+        fen = re.fullmatch(r"\{\[%fen ([^\]]+)\]\}", " ".join(token.split()))
+        if fen:
+            board = chess.Board(fen.group(1))
+        elif token.startswith("{") or re.fullmatch(r"\d+\.+|--|1-0|0-1|1/2-1/2|\*", token):
+            continue  # move numbers, null moves (the FEN that follows says where they lead), results
+        else:
+            board.push_san(token)
+    return board
 
 
 def test_shield_keep_and_pieces_still_away(setup: tuple[Pipeline, Path],

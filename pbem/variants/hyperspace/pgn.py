@@ -60,6 +60,11 @@ belongs to, as one command [%hs EVENT ...]; its events apply in order:
   P      = N B R Q (White) | n b r q (Black), as in FEN
 
 The check sign "+" or "#" of a SAN move counts the same-turn return.
+
+After every comment of events comes a second one, [%fen FEN], with the
+position those events leave (pieces in hyperspace are off the board): a
+reader that does not apply the events can set up that position and go on
+reading the SAN from there.
 """
 
 _COMMAND = re.compile(r"\[%hs\s+([^\]]*)\]")
@@ -183,6 +188,16 @@ def _comment(events: Sequence[str]) -> list[str]:
     return ["{[%hs " + events[0], *events[1:-1], events[-1] + "]}"] if len(events) > 1 else [text]
 
 
+def _fen_comment(reader: chess.Board) -> list[str]:
+    """``{[%fen FEN]}``: the position after a hyperspace event, for readers that do not apply the events.
+
+    Split at the FEN's spaces into wrap units (a comment may span lines); it names no secret, since a
+    piece in hyperspace is simply off the board.
+    """
+    board, *fields = reader.fen().split()
+    return ["{[%fen", board, *fields[:-1], fields[-1] + "]}"]
+
+
 def movetext_words(plies: Sequence[Ply]) -> list[str]:
     """The movetext (without result) of the game made of ``plies``, from the initial position.
 
@@ -205,6 +220,7 @@ def movetext_words(plies: Sequence[Ply]) -> list[str]:
         number_black = bool(events)
         if events:
             words.extend(_comment(events))
+            words.extend(_fen_comment(reader))
         state = after_state
     away = [f"?{_symbol(e.piece, rules.color_of(e.seat))}{e.from_square}@{e.delay}:{e.returns}" for e in state.pool]
     if away:
