@@ -13,13 +13,16 @@ from sqlmodel import Session, col, func, select
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import CommandError, Context, Result, Services
+from pbem.app.game_files import final_attachments
 from pbem.app.game_mail import subject_of, thread_root
-from pbem.app.game_state import handles, player_id
+from pbem.app.game_pictures import html_source
+from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.text import preview
 from pbem.commands.move import Move
 from pbem.commands.registry import lookup
+from pbem.engine.base import Seat
 from pbem.engine.errors import InvalidMoveError
 from pbem.mail.addresses import Address, AddressKind
 from pbem.mail.compose import Outgoing
@@ -28,7 +31,7 @@ from pbem.mail.outbox import queue_mail
 from pbem.mail.render import render
 from pbem.store.db import Database
 from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
-from pbem.store.vocabulary import InboxStatus, OutboxKind
+from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxKind
 
 __all__ = ["Report", "Worker", "echo"]
 
@@ -310,11 +313,25 @@ class Worker:
                       public=self.services.addresses.public, headline=preview(report.headline()) if game else "",
                       clock=clock_lines(ctx, game, handles(ctx, game)) if game else [])
         kind = OutboxKind.ERROR if failed_only else OutboxKind.REPLY
-        ctx.send(Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
-                          in_reply_to=mail.message_id, references=tuple(references),
-                          game_id=ctx.game.id if ctx.game else None, kind=kind))
+        reply = Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
+                         in_reply_to=mail.message_id, references=tuple(references),
+                         game_id=ctx.game.id if ctx.game else None, kind=kind)
+        if game is not None and ctx.seat is not None:
+            self._with_board(ctx, game, ctx.seat, reply)
+        ctx.send(reply)
         # The reply goes first in the outbox, before the mails the commands produced.
         ctx.outgoing.insert(0, ctx.outgoing.pop())
+
+    def _with_board(self, ctx: Context, game: Game, seat: Seat, reply: Outgoing) -> None:
+        """A reply that shows the board gets the picture and an HTML part, as game mails do; the reply that
+        ends the game (a resignation, an accepted draw, a mate) also carries the record and the GIF."""
+        finished = game.status != GameStatus.ACTIVE
+        source = html_source(game, engine_for(game).load(game.state), seat, self.services.addresses.domain,
+                             clock_lines(ctx, game, handles(ctx, game)), records(ctx, game) if finished else ())
+        if source.diagram.strip() and source.diagram.strip() in reply.body:
+            reply.html_source = source
+        if finished and game.id in ctx.touched_games:
+            reply.attachments = final_attachments(ctx, game)
 
     def _flush(self, ctx: Context) -> None:
         queue_outgoing(ctx)

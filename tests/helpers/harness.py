@@ -163,6 +163,16 @@ class Harness:
                 return
 
 
+def assert_tidy(message: EmailMessage) -> None:
+    """A text part as mail clients show it best: no line over 78 characters, no trailing space (but in the
+    signature separator "-- "), no leading blank line."""
+    text = body_of(message)
+    assert not text.startswith("\n"), f"leading blank line in {message['Subject']}"
+    for line in text.splitlines():
+        assert len(line) <= 78, f"line of {len(line)} characters in {message['Subject']}: {line!r}"
+        assert line == "-- " or line == line.rstrip(), f"trailing space in {message['Subject']}: {line!r}"
+
+
 def body_of(message: EmailMessage) -> str:
     part = message.get_body(preferencelist=("plain",))
     assert part is not None, "mail without a text/plain part"
@@ -189,6 +199,7 @@ class Player:
             while self.seen < len(mails):
                 mail = mails[self.seen]
                 self.seen += 1
+                assert_tidy(mail)  # every mail of every end-to-end game, whether the test reads it or not
                 if where(mail):
                     return mail
 
