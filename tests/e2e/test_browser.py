@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.harness import Harness, body_of, open_game
+from tests.helpers.players import FIRST_MOVES
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -21,13 +22,6 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 #: Where the screenshots are copied when PBEM_SCREENSHOTS is set (the README shows docs/screenshots/).
 SCREENSHOTS = os.environ.get("PBEM_SCREENSHOTS", "")
 
-FIRST_MOVES = {
-    "outer-space": "C1a1-1a2",
-    "tri-d": "Pd2(2)-d4(2)",
-    "space-chess": "Pd2(1)-d4(2)",
-    "hyperspace": "Pe2-e4",
-    "voidrider": "Pd3-d4",
-}
 
 
 def _unavailable() -> str:

@@ -16,15 +16,7 @@ from pbem.pictures.colours import HIGHLIGHT_FROM, HIGHLIGHT_TO
 from pbem.pictures.layout import cell_box, picture_size
 from pbem.variants import get_variant
 from tests.helpers.harness import Harness, body_of, open_game
-
-#: A first move for White in each variant, and the text the opponent's mail reports it with.
-FIRST_MOVES = {
-    "outer-space": "C1a1-1a2",
-    "tri-d": "Pd2(2)-d4(2)",
-    "space-chess": "Pd2(1)-d4(2)",
-    "hyperspace": "Pe2-e4",
-    "voidrider": "Pd3-d4",
-}
+from tests.helpers.players import FIRST_MOVES
 
 
 def expected_board(key: str, move: str) -> BoardView:

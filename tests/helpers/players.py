@@ -8,7 +8,17 @@ from email.message import EmailMessage
 from tests.helpers.harness import Harness, Player, body_of, open_game
 from tests.helpers.pipeline import Pipeline
 
-__all__ = ["ALICE", "BOB", "CAROL", "begin_game", "names_square", "only_mail", "register", "start_game", "started_game"]
+__all__ = ["ALICE", "BOB", "CAROL", "FIRST_MOVES", "begin_game", "names_square", "only_mail", "register", "start_game",
+           "started_game"]
+
+#: A first move for White in each variant (the end-to-end mail tests play it).
+FIRST_MOVES = {
+    "outer-space": "C1a1-1a2",
+    "tri-d": "Pd2(2)-d4(2)",
+    "space-chess": "Pd2(1)-d4(2)",
+    "hyperspace": "Pe2-e4",
+    "voidrider": "Pd3-d4",
+}
 
 ALICE, BOB, CAROL = "alice@players.example", "bob@players.example", "carol@players.example"
 
