@@ -162,8 +162,13 @@ def render_image(view: BoardView, scale: int = 1) -> Image.Image:
     return canvas
 
 
+@lru_cache(maxsize=64)
 def render_png(view: BoardView, scale: int = 1) -> bytes:
-    """The picture of a view as palette PNG bytes (``scale=2``: the crisp double-size version)."""
+    """The picture of a view as palette PNG bytes (``scale=2``: the crisp double-size version).
+
+    Views are immutable values: the same position seen the same way (both players of an unturned
+    board, the public and an observer) is drawn once.
+    """
     out = io.BytesIO()
     render_image(view, scale).save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
