@@ -316,22 +316,22 @@ class Worker:
         reply = Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
                          in_reply_to=mail.message_id, references=tuple(references),
                          game_id=ctx.game.id if ctx.game else None, kind=kind)
-        if game is not None and ctx.seat is not None:
-            self._with_board(ctx, game, ctx.seat, reply)
+        if game is not None and ctx.seat is not None and game.status != GameStatus.ACTIVE \
+                and game.id in ctx.touched_games:
+            self._final(ctx, game, ctx.seat, reply)
         ctx.send(reply)
         # The reply goes first in the outbox, before the mails the commands produced.
         ctx.outgoing.insert(0, ctx.outgoing.pop())
 
-    def _with_board(self, ctx: Context, game: Game, seat: Seat, reply: Outgoing) -> None:
-        """A reply that shows the board gets the picture and an HTML part, as game mails do; the reply that
-        ends the game (a resignation, an accepted draw, a mate) also carries the record and the GIF."""
-        finished = game.status != GameStatus.ACTIVE
+    def _final(self, ctx: Context, game: Game, seat: Seat, reply: Outgoing) -> None:
+        """The reply that ends a game (a resignation, an accepted draw, a mate) is that player's last mail
+        of it: like the opponent's, it gets the final picture, the HTML part, the record and the GIF.
+        Other replies are results and stay plain text (the opponent's mail carries the picture)."""
         source = html_source(game, engine_for(game).load(game.state), seat, self.services.addresses.domain,
-                             clock_lines(ctx, game, handles(ctx, game)), records(ctx, game) if finished else ())
+                             clock_lines(ctx, game, handles(ctx, game)), records(ctx, game))
         if source.diagram.strip() and source.diagram.strip() in reply.body:
             reply.html_source = source
-        if finished and game.id in ctx.touched_games:
-            reply.attachments = final_attachments(ctx, game)
+        reply.attachments = final_attachments(ctx, game)
 
     def _flush(self, ctx: Context) -> None:
         queue_outgoing(ctx)
