@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from email.policy import SMTP as SMTP_POLICY
 
 from sqlmodel import Session
 
 from pbem.mail.addresses import AddressBook
-from pbem.mail.compose import Outgoing, compose, scan_for_secrets
+from pbem.mail.compose import Outgoing, compose, scan_for_secrets, to_bytes
 from pbem.store.models import OutboxItem
 
 __all__ = ["SENDER_NAME", "queue_mail"]
@@ -28,7 +27,7 @@ def queue_mail(session: Session, mail: Outgoing, addresses: AddressBook, forbidd
     scan_for_secrets(mail, (*mail.forbidden, *forbidden))
     message = compose(mail, addresses.public, SENDER_NAME, addresses.domain)
     item = OutboxItem(recipient=mail.to, message_id=str(message["Message-ID"]),
-                      raw=message.as_bytes(policy=SMTP_POLICY), game_id=mail.game_id, kind=mail.kind,
+                      raw=to_bytes(message), game_id=mail.game_id, kind=mail.kind,
                       created_at=now)
     session.add(item)
     return item
