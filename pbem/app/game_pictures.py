@@ -13,7 +13,7 @@ from typing import Any
 from PIL import Image
 
 from pbem.app.game_state import engine_for
-from pbem.engine.base import Audience, Recipient, View
+from pbem.engine.base import Audience, Recipient, Seat, View
 from pbem.engine.board_view import Highlight, Mark
 from pbem.mail.compose import HtmlSource, InlineImage
 from pbem.pictures.render import render_image, render_png
@@ -78,7 +78,7 @@ def move_rows(moves: Sequence[MoveRecord]) -> tuple[tuple[str, str, str], ...]:
     rows: dict[int, list[str]] = {}
     for row in moves:
         turns = rows.setdefault(row.move_number, ["", ""])
-        turns[0 if row.seat == "white" else 1] = row.record
+        turns[0 if row.seat == Seat.WHITE.value else 1] = row.record
     return tuple((f"{number}.", white, black) for number, (white, black) in sorted(rows.items()))
 
 
