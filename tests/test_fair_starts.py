@@ -83,7 +83,7 @@ def test_white_never_moving_aborts_the_game_and_both_are_told_why(fair: Pipeline
 
 
 def test_black_never_moving_aborts_too(fair: Pipeline, time: FakeTime) -> None:
-    _, _, seat_a, seat_b = begin_game(fair, "days 2")
+    _, _, seat_a, _ = begin_game(fair, "days 2")
     fair.send(ALICE, seat_a, "e4")
     fair.drain_outbox()
     found = sweep_at(fair, time, 2.0)
