@@ -125,9 +125,14 @@ class Sweeper:
 
     def _late_notice(self, ctx: Context, game: Game, seat: Seat, forfeit_at: datetime) -> None:
         names = handles(ctx, game)
+        aborts = self._aborts(ctx, game, seat)
         for recipient in Seat:
             if recipient is seat:
-                headline = f"Your time is up in game {game.id}: move by {when(forfeit_at)} or lose on time."
+                ending = "the game is aborted" if aborts else "lose on time"
+                headline = f"Your time is up in game {game.id}: move by {when(forfeit_at)} or {ending}."
+            elif aborts:
+                headline = (f"{names[seat]}'s time is up in game {game.id}; with no first move by "
+                            f"{when(forfeit_at)} the game is aborted.")
             else:
                 headline = f"{names[seat]}'s time is up in game {game.id}; no move by {when(forfeit_at)} wins you it."
             ctx.send(game_mail(ctx, game, recipient, "player/late.txt", headline=headline, late=seat,

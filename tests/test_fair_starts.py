@@ -137,3 +137,12 @@ def test_a_rematch_keeps_the_game_unrated(pipe: Pipeline) -> None:
     pipe.send(ALICE, pipe.addresses.seat(rematch.id or 0, Seat.BLACK, 1), "resign")
     pipe.drain_outbox()
     assert games(pipe)[1].result == "1-0" and ratings(pipe) == []
+
+
+def test_the_late_notice_says_the_game_will_be_aborted(tmp_path: Path, time: FakeTime) -> None:
+    for pipe in make(tmp_path, time, PBEM_GAMES_GRACE_DAYS="1", **FAIR):
+        begin_game(pipe, "days 2")
+        late = sweep_at(pipe, time, 2.0)
+        assert "move by Wed 4 Mar 12:00 UTC or the game is aborted." in late[ALICE]
+        assert "with no first move by Wed 4 Mar 12:00 UTC the game is aborted." in late[BOB]
+        assert "Aborted: alice made no first move." in sweep_at(pipe, time, 3.0)[BOB]
