@@ -49,6 +49,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "reminders": [0.5, 0.8],
         "remind_before_days": 1,
         "vacation_days_per_year": 30,
+        "seek_days": 7,
+        "abort_without_first_move": False,
     },
 }
 
@@ -97,13 +99,15 @@ class DatabaseSection:
 
 @dataclass(frozen=True, slots=True)
 class GamesSection:
-    """[games]: the default time control, reminders and vacations."""
+    """[games]: the default time control, reminders, vacations, seeks and fair starts."""
 
     days_per_move: float
     grace_days: float
     reminders: tuple[float, ...]
     remind_before_days: float
     vacation_days_per_year: int
+    seek_days: float
+    abort_without_first_move: bool
 
 
 _SECTIONS: dict[str, type[Any]] = {
@@ -124,7 +128,10 @@ def _typed(section: str, entries: Mapping[str, Any], source: Path | None) -> Any
         value = entries[item.name]
         name = f"[{section}] {item.name}"
         try:
-            if item.type == "int":
+            if item.type == "bool":
+                if not isinstance(value, bool):
+                    raise ValueError("true or false is needed")
+            elif item.type == "int":
                 if isinstance(value, bool) or float(value) != int(float(value)):
                     raise ValueError("a whole number is needed")
                 value = int(float(value))

@@ -1,4 +1,4 @@
-"""The sweep: reminders, late notices, losses on time and vacation ends, applied idempotently.
+"""The sweep: reminders, late notices, losses on time (or aborts) and vacation ends, applied idempotently.
 
 Everything the sweep needs lives in the database (each game's clock and
 ``next_event_at``), so a sweep can run at any moment, twice, or late after
@@ -25,7 +25,7 @@ from pbem.app.secrecy import queue_outgoing
 from pbem.clock import Clock, duration, reminder_points
 from pbem.engine.base import Outcome, Seat
 from pbem.store.db import Database
-from pbem.store.models import Account, Game
+from pbem.store.models import Account, Game, MoveRecord
 from pbem.store.vocabulary import GameStatus
 
 __all__ = ["Sweeper"]
@@ -125,9 +125,14 @@ class Sweeper:
 
     def _late_notice(self, ctx: Context, game: Game, seat: Seat, forfeit_at: datetime) -> None:
         names = handles(ctx, game)
+        aborts = self._aborts(ctx, game, seat)
         for recipient in Seat:
             if recipient is seat:
-                headline = f"Your time is up in game {game.id}: move by {when(forfeit_at)} or lose on time."
+                ending = "the game is aborted" if aborts else "lose on time"
+                headline = f"Your time is up in game {game.id}: move by {when(forfeit_at)} or {ending}."
+            elif aborts:
+                headline = (f"{names[seat]}'s time is up in game {game.id}; with no first move by "
+                            f"{when(forfeit_at)} the game is aborted.")
             else:
                 headline = f"{names[seat]}'s time is up in game {game.id}; no move by {when(forfeit_at)} wins you it."
             ctx.send(game_mail(ctx, game, recipient, "player/late.txt", headline=headline, late=seat,
@@ -136,12 +141,26 @@ class Sweeper:
 
     def _lose_on_time(self, ctx: Context, game: Game, clock: Clock, seat: Seat) -> None:
         names = handles(ctx, game)
-        outcome = Outcome.win(seat.other, f"{names[seat]} lost on time")
+        if self._aborts(ctx, game, seat):
+            outcome = Outcome("*", f"aborted: {names[seat]} made no first move")
+        else:
+            outcome = Outcome.win(seat.other, f"{names[seat]} lost on time")
         game.clock = clock.dump()
         state = end_without_move(ctx, game, outcome)
         game_over(ctx, game)
         for recipient in Seat:
             ctx.send(final_mail(ctx, game, recipient, outcome, state))
+
+    def _aborts(self, ctx: Context, game: Game, seat: Seat) -> bool:
+        """Fair starts: a casual game whose side out of time never moved is aborted, not lost (if configured).
+
+        Event games are lost on time as before: a pairing needs every game scored.
+        """
+        if not self.services.config.games.abort_without_first_move or game.event_id is not None:
+            return False
+        moved = ctx.session.exec(select(MoveRecord.id).where(MoveRecord.game_id == game.id,
+                                                             MoveRecord.seat == seat.value).limit(1)).first()
+        return moved is None
 
     # -- vacations -------------------------------------------------------------------------
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["GAME_OPTIONS", "game_option", "split_options"]
+__all__ = ["GAME_OPTIONS", "YES_NO_OPTIONS", "game_option", "game_rated", "split_options"]
 
 #: key -> (description, smallest value, largest value); all are whole numbers, 0 means off.
 GAME_OPTIONS: dict[str, tuple[str, int, int]] = {
     "draw-limit": ("a player may offer a draw at most once in this many of their moves (ICCF: 10)", 0, 100),
     "observer-delay": ("observers see the game this many moves late (as ICCF does for spectators)", 0, 50),
+}
+
+#: key -> (description, default): options written yes or no; split_options gives them as 1 or 0.
+YES_NO_OPTIONS: dict[str, tuple[str, bool]] = {
+    "rated": ("whether the game changes the players' ratings", True),
 }
 
 
@@ -22,6 +27,12 @@ def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     rules: dict[str, Any] = {}
     service: dict[str, int] = {}
     for key, value in options.items():
+        if key in YES_NO_OPTIONS:
+            word = str(value).strip().lower()
+            if word not in ("yes", "no"):
+                raise ValueError(f"{key} takes yes or no ({YES_NO_OPTIONS[key][0]}), not {value!r}")
+            service[key] = int(word == "yes")
+            continue
         if key not in GAME_OPTIONS:
             rules[key] = value
             continue
@@ -39,3 +50,8 @@ def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
 def game_option(options: Mapping[str, Any], key: str) -> int:
     """The value of a service option of a game (0 when not set)."""
     return split_options(options)[1].get(key, 0)
+
+
+def game_rated(options: Mapping[str, Any]) -> bool:
+    """Whether a game with these options changes ratings (``option rated=no`` says not)."""
+    return bool(split_options(options)[1].get("rated", int(YES_NO_OPTIONS["rated"][1])))

@@ -45,6 +45,8 @@ def _how(outcome: Outcome, names: dict[Seat, str], reader: Seat | None) -> str:
 def result_news(outcome: Outcome, names: dict[Seat, str], reader: Seat | None) -> str:
     """The end of a game in one sentence pair: "alice resigned. You won 0-1."."""
     winner = outcome.winner
+    if outcome.result == "*":  # aborted (pbem.sweep): nobody won
+        return f"{_how(outcome, names, reader)}. The game does not count: no result, no rating change."
     if winner is None:
         score = f"Drawn {outcome.result}."
     elif reader is None:

@@ -1,4 +1,4 @@
-"""``accept [N]`` / ``decline [N]``: answer a challenge (N may be left out on an invitation)."""
+"""``accept [N]`` / ``decline [N]``: answer a challenge (N may be left out on an invitation); ``accept seek N``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import ClassVar
 from pbem.app.accounts import account_by_email, create_account, free_handle_for
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.games import start_game
+from pbem.app.seeks import accept_seek
 from pbem.commands.base import IDENTIFIED, INVITATION
 from pbem.mail.addresses import AddressKind
 from pbem.mail.compose import Outgoing
@@ -47,11 +48,15 @@ def _answerer(ctx: Context, challenge: Challenge) -> Account:
 class Accept:
     name: ClassVar[str] = "accept"
     aliases: ClassVar[tuple[str, ...]] = ()
-    usage: ClassVar[str] = "accept N"
-    summary: ClassVar[str] = "accept challenge N; the game starts at once"
+    usage: ClassVar[str] = "accept N  /  accept seek N"
+    summary: ClassVar[str] = "accept challenge N, or take open seek N (see \"seeks\"); the game starts at once"
     scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED | {INVITATION}
 
     def run(self, ctx: Context, args: list[str]) -> Result:
+        if args and args[0].lower() == "seek":
+            if len(args) != 2 or not args[1].lstrip("#").isdigit():
+                raise CommandError("say which seek: accept seek N")
+            return accept_seek(ctx, ctx.require_account(), int(args[1].lstrip("#")))
         challenge = _challenge_for(ctx, args)
         account = _answerer(ctx, challenge)
         game = start_game(ctx, challenge)

@@ -18,6 +18,7 @@ from pbem.commands.register import Register
 from pbem.commands.rematch import Rematch
 from pbem.commands.resign import Resign
 from pbem.commands.secret import SecretCommand
+from pbem.commands.seek import Seek, Seeks, Unseek
 from pbem.commands.standings import Standings
 from pbem.commands.takeback import Takeback
 from pbem.commands.vacation import Vacation
@@ -29,7 +30,7 @@ COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
     Move(), Resign(), Draw(), Board(), History(), SecretCommand(), Vacation(),
     Takeback(), Rematch(), Observe(), Unobserve(), Conditional(),
-    Join(), Standings(),
+    Join(), Standings(), Seek(), Unseek(), Seeks(),
 )
 
 _BY_WORD: dict[str, Command] = {

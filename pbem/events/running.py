@@ -48,7 +48,9 @@ def start_event(ctx: Context, event: Event) -> str:
 def game_finished(ctx: Context, game: Game) -> None:
     """Rate the game; for an event's game, score it, mail the standings, and pair on or finish.
 
-    Any ending counts alike: a loss on time (from the clock rules) is a loss as any other.
+    Any ending counts alike: a loss on time (from the clock rules) is a loss as any other. ``rate_game``
+    leaves out aborted games (result ``*``, see pbem.sweep) and games with ``option rated=no``; event games are
+    never aborted, so an event never sees a game without a score.
     """
     rate_game(ctx.session, game)
     if game.event_id is None:

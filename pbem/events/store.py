@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, func, select
 
+from pbem.app.game_options import game_rated
 from pbem.events.ratings import Elo, rated_game
 from pbem.events.tiebreaks import score_of
 from pbem.store.event_models import Event, EventPlayer, Rating
@@ -51,9 +52,10 @@ def _store_rating(session: Session, account_id: int, variant: str, elo: Elo) -> 
 
 
 def is_rated(game: Game) -> bool:
-    """Every finished game is rated except forfeits, which nobody played out."""
+    """Every finished game is rated except forfeits, which nobody played out, aborted games (result ``*``),
+    and games played with ``option rated=no``."""
     return game.status == GameStatus.FINISHED and game.result in ("1-0", "0-1", "1/2-1/2") \
-        and not game.reason.startswith("forfeit")
+        and not game.reason.startswith("forfeit") and game_rated(game.options)
 
 
 def rate_game(session: Session, game: Game) -> tuple[Elo, Elo] | None:

@@ -35,7 +35,7 @@ class Account(SQLModel, table=True):
 
 
 class Challenge(SQLModel, table=True):
-    """An open, accepted or declined invitation to play one game."""
+    """An open, accepted or declined invitation to play one game; with no opponent and status seeking, a seek."""
 
     id: int | None = Field(default=None, primary_key=True)
     challenger_id: int = Field(foreign_key="account.id", index=True)
@@ -48,6 +48,10 @@ class Challenge(SQLModel, table=True):
     status: str = Field(default=ChallengeStatus.OPEN, max_length=16, index=True)
     game_id: int | None = Field(default=None, foreign_key="game.id")
     created_at: datetime = Field(default_factory=utcnow)
+    #: Seeks only: when it lapses, and the rating range (in its variant) of who may accept it.
+    expires_at: datetime | None = None
+    rating_low: int | None = None
+    rating_high: int | None = None
 
 
 class Game(SQLModel, table=True):

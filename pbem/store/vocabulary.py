@@ -24,11 +24,18 @@ class GameStatus(StrEnum):
 
 
 class ChallengeStatus(StrEnum):
-    """A challenge waits for its answer; accepting it starts the game."""
+    """A challenge waits for its answer; accepting it starts the game.
+
+    A seek (an open challenge, no opponent yet) is SEEKING until someone accepts it (ACCEPTED), its owner
+    withdraws it (WITHDRAWN) or its time runs out (EXPIRED).
+    """
 
     OPEN = "open"
     ACCEPTED = "accepted"
     DECLINED = "declined"
+    SEEKING = "seeking"
+    EXPIRED = "expired"
+    WITHDRAWN = "withdrawn"
 
 
 class InboxStatus(StrEnum):
