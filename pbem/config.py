@@ -50,7 +50,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "remind_before_days": 1,
         "vacation_days_per_year": 30,
         "seek_days": 7,
-        "abort_without_first_move": False,
+        "abort_without_first_move": True,
     },
 }
 

@@ -101,10 +101,11 @@ def test_after_both_first_moves_the_loss_on_time_stands_and_is_rated(fair: Pipel
     assert sorted(a for a, *_ in ratings(fair)) == [1, 2]
 
 
-def test_without_the_setting_a_missing_first_move_still_loses(pipe: Pipeline, time: FakeTime) -> None:
-    begin_game(pipe, "days 2")
-    found = sweep_at(pipe, time, 2.0)
-    assert "alice lost on time" in found[BOB] and games(pipe)[0].result == "0-1"
+def test_with_the_setting_off_a_missing_first_move_still_loses(tmp_path: Path, time: FakeTime) -> None:
+    for pipe in make(tmp_path, time, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false"):
+        begin_game(pipe, "days 2")
+        found = sweep_at(pipe, time, 2.0)
+        assert "alice lost on time" in found[BOB] and games(pipe)[0].result == "0-1"
 
 
 def test_an_unrated_game_changes_no_rating(pipe: Pipeline) -> None:

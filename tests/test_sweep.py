@@ -89,19 +89,21 @@ def test_a_move_resets_the_reminders_for_the_other_side(pipe: Pipeline, time: Fa
     assert [r for r, _, _ in sweep_at(pipe, time, 12)] == [BOB]
 
 
-def test_timeout_without_grace_loses_at_the_deadline_and_only_once(pipe: Pipeline, time: FakeTime) -> None:
-    start(pipe, "days 2")
-    sweep_at(pipe, time, 1.9)
-    mails = sweep_at(pipe, time, 2.0)
-    assert sorted(r for r, _, _ in mails) == [ALICE, BOB]
-    assert all("0-1" in body and "alice lost on time" in body for _, _, body in mails)
-    final = game(pipe)
-    assert final.status == "finished" and final.result == "0-1" and final.next_event_at is None
-    assert sweep_at(pipe, time, 5) == []
+def test_timeout_without_grace_loses_at_the_deadline_and_only_once(tmp_path: Path, time: FakeTime) -> None:
+    # alice never moves: a fair-start abort by default, a loss on time with the setting off.
+    for pipe in make_pipe(tmp_path, time, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false"):
+        start(pipe, "days 2")
+        sweep_at(pipe, time, 1.9)
+        mails = sweep_at(pipe, time, 2.0)
+        assert sorted(r for r, _, _ in mails) == [ALICE, BOB]
+        assert all("0-1" in body and "alice lost on time" in body for _, _, body in mails)
+        final = game(pipe)
+        assert final.status == "finished" and final.result == "0-1" and final.next_event_at is None
+        assert sweep_at(pipe, time, 5) == []
 
 
 def test_grace_gives_a_late_notice_first_then_the_loss(tmp_path: Path, time: FakeTime) -> None:
-    for pipe in make_pipe(tmp_path, time, PBEM_GAMES_GRACE_DAYS="2"):
+    for pipe in make_pipe(tmp_path, time, PBEM_GAMES_GRACE_DAYS="2", PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false"):
         start(pipe, "days 3")
         sweep_at(pipe, time, 2.9)
         late = sweep_at(pipe, time, 3.0)

@@ -39,7 +39,8 @@ def is_reminder(mail: EmailMessage) -> bool:
 
 def test_a_reminder_then_a_loss_on_time(tmp_path: Path) -> None:
     # 0.0001 days = 8.6 s per move; reminders at 50% and 80%; the day-before reminder does not fit.
-    harness = Harness(tmp_path)
+    # Nobody moves: with fair starts (the default) that is an abort, so they are off here.
+    harness = Harness(tmp_path, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false")
     try:
         alice, bob, _ = challenge_and_accept(harness, "days 0.0001")
         reminder = alice.next_mail(timeout=15)
@@ -60,7 +61,7 @@ def test_a_reminder_then_a_loss_on_time(tmp_path: Path) -> None:
 def test_a_deadline_passed_while_stopped_is_applied_once_after_restart(tmp_path: Path) -> None:
     harness = Harness(tmp_path, serve=False)
     server = Instance(tmp_path, "serve", harness, harness.environ["PBEM_DATABASE_URL"],
-                      games="reminders = []\nremind_before_days = 0")
+                      games="reminders = []\nremind_before_days = 0\nabort_without_first_move = false")
     harness.port = server.port
     try:
         alice, bob, _ = challenge_and_accept(harness, "days 0.00005")  # 4.3 s

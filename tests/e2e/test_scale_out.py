@@ -19,6 +19,8 @@ from tests.helpers.serving import Instance
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(postgres_available()), reason=str(postgres_available()))]
 
 LEADER_LOCK = 0x7062656E
+#: The deadline tested here falls on a game nobody has moved in: a loss on time, not a fair-start abort.
+NO_FAIR_STARTS = "reminders = []\nabort_without_first_move = false"
 
 
 @pytest.fixture
@@ -60,12 +62,12 @@ def start_game(harness: Harness, alice: Player, bob: Player, a: Instance, b: Ins
 
 def test_two_instances_apply_moves_once_fire_deadlines_once_and_fail_over(tmp_path: Path, url: str) -> None:
     harness = Harness(tmp_path, serve=False)
-    a = Instance(tmp_path, "a", harness, url)
+    a = Instance(tmp_path, "a", harness, url, games=NO_FAIR_STARTS)
     deadline = time.monotonic() + 20
     while not leader_held(url):  # a leads: it started first
         assert time.monotonic() < deadline, "no instance took the scheduler lock"
         time.sleep(0.2)
-    b = Instance(tmp_path, "b", harness, url)
+    b = Instance(tmp_path, "b", harness, url, games=NO_FAIR_STARTS)
     try:
         alice, bob = Player(harness, "alice@players.example"), Player(harness, "bob@players.example")
         via(harness, a)

@@ -100,7 +100,8 @@ def test_an_upgrade_keeps_a_running_game_playable(url: str, tmp_path: Path) -> N
 def test_an_old_deadline_is_still_enforced_after_the_upgrade(url: str, tmp_path: Path) -> None:
     old_game(url)
     later = datetime.now(UTC) + timedelta(days=4)
-    pipe = Pipeline(tmp_path, database_url=url, now=lambda: later)
+    pipe = Pipeline(tmp_path, database_url=url, now=lambda: later,
+                    PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false")  # bob never moved: a loss, not an abort
     try:
         Sweeper(pipe.db, pipe.services).sweep()
         mails = dict(pipe.drain_outbox())
