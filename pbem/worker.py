@@ -21,7 +21,7 @@ from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.text import preview
 from pbem.commands.move import Move
-from pbem.commands.registry import lookup
+from pbem.commands.registry import looks_like_command, lookup, nearest
 from pbem.engine.base import Seat
 from pbem.engine.errors import InvalidMoveError
 from pbem.mail.addresses import Address, AddressKind
@@ -80,6 +80,14 @@ class Report:
         return ""
 
 
+def _not_a_command(word: str) -> str:
+    """Why a line was not read, with the command names it was probably meant to be."""
+    close = [f"'{name}'" for name in nearest(word)]
+    if not close:
+        return "not a command"
+    return f"not a command; did you mean {' or '.join(close)}?"
+
+
 class Worker:
     """Applies stored inbox rows, oldest first, each in exactly one transaction."""
 
@@ -132,7 +140,7 @@ class Worker:
 
     def _process(self, session: Session, item: InboxItem) -> str:
         """Answer one stored mail; its new status: ``done``, or ``held`` until its owner confirms it."""
-        mail = parse_mail(item.raw, item.envelope_from)
+        mail = parse_mail(item.raw, item.envelope_from, looks_like_command)
         if mail.automatic:
             item.error = f"not answered: automatic mail ({mail.automatic})"
             return InboxStatus.DONE
@@ -200,7 +208,8 @@ class Worker:
                               body="Nothing was done: reply with the word 'confirm' to carry out the held mail.\n",
                               reply_to=self.services.addresses.confirm(held.id or 0)))
             return
-        original = dataclasses.replace(parse_mail(held.raw, held.envelope_from), sender=owner.email)
+        original = dataclasses.replace(parse_mail(held.raw, held.envelope_from, looks_like_command),
+                                       sender=owner.email)
         held.status = self._answer(ctx.session, held, original, confirmed=True)
         held.error = f"confirmed by {owner.email}"
         held.processed_at = utcnow()
@@ -254,7 +263,7 @@ class Worker:
                 report.ignore(line, "only one move is played per mail")
                 continue
             if command is None and not is_move:
-                report.unread(line, "not a command")
+                report.unread(line, _not_a_command(word))
                 continue
             if command is not None and ctx.address.kind not in command.scopes:
                 report.result(line, Result(self._scope_error(ctx, command.name), ok=False))

@@ -1,0 +1,53 @@
+"""Forgiving input: replies below the quote, near-miss command names, moves sent to the wrong address."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from pbem.store.models import Game
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import ALICE, BOB, begin_game, only_mail, register
+
+
+@pytest.fixture
+def pipe(tmp_path: Path) -> Iterator[Pipeline]:
+    p = Pipeline(tmp_path)
+    yield p
+    p.close()
+
+
+def game_status(pipe: Pipeline) -> str:
+    with pipe.db.read() as session:
+        return session.exec(select(Game)).one().status
+
+
+def test_a_move_written_below_the_quote_is_played_and_a_quoted_resign_is_not(pipe: Pipeline) -> None:
+    _, _, seat_a, _ = begin_game(pipe)
+    body = ("On Mon, May 6, 2024 at 9:00\u202fAM pbem <pbem@pbem.localhost> wrote:\n\n"
+            "> Game 1 has started.\n> To give up, reply\n> resign\n\nPe2-e4\n\n-- \nAlice\n")
+    pipe.send(ALICE, seat_a, body, subject="Re: [pbem #1] alice vs bob (Hyperspace Chess)")
+    reply = body_of(only_mail(pipe, ALICE))
+    assert "You played 1. Pe2-e4" in reply
+    assert "No commands were found" not in reply and "resign" not in reply
+    assert game_status(pipe) == "active"
+
+
+def test_inline_replies_are_read_between_the_quotes(pipe: Pipeline) -> None:
+    alice = register(pipe, ALICE, "alice")
+    pipe.send(ALICE, alice, "Hello there,\n> Welcome to pbem.\nvariants\n> Send help for more.\n> resign\n")
+    reply = body_of(only_mail(pipe, ALICE))
+    assert "> variants" in reply and "Hello there," in reply and "> resign" not in reply
+
+
+def test_unknown_commands_get_the_nearest_known_ones(pipe: Pipeline) -> None:
+    alice = register(pipe, ALICE, "alice")
+    pipe.send(ALICE, alice, "chalenge bob hyperspace\nbord\nfrobnicate")
+    reply = body_of(only_mail(pipe, ALICE))
+    assert "chalenge bob hyperspace    -- not a command; did you mean 'challenge'?" in reply
+    assert "bord    -- not a command; did you mean 'board'?" in reply
+    assert "frobnicate    -- not a command\n" in reply
