@@ -13,6 +13,7 @@ from sqlmodel import Session, col, func, select
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import CommandError, Context, Result, Services
+from pbem.app.game_directory import game_directory
 from pbem.app.game_files import final_attachments
 from pbem.app.game_mail import subject_of, thread_root
 from pbem.app.game_pictures import html_source
@@ -20,10 +21,12 @@ from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.text import preview
+from pbem.commands.base import Command
 from pbem.commands.move import Move
 from pbem.commands.registry import looks_like_command, lookup, nearest
 from pbem.engine.base import Seat
 from pbem.engine.errors import InvalidMoveError
+from pbem.engine.notation import looks_like_move
 from pbem.mail.addresses import Address, AddressKind
 from pbem.mail.compose import Outgoing
 from pbem.mail.inbound.parse import InboundMail, parse_mail
@@ -255,12 +258,20 @@ class Worker:
 
     def _run(self, ctx: Context, report: Report) -> None:
         move_tried = False
+        games_listed = False
         for line in ctx.mail.commands:
             word, *args = line.split()
             command = lookup(word)
             is_move = isinstance(command, Move) or (command is None and ctx.address.kind == AddressKind.SEAT)
             if is_move and move_tried:
                 report.ignore(line, "only one move is played per mail")
+                continue
+            misdirected = self._misdirected(ctx, line, command)
+            if misdirected:
+                # The sender's games are listed once per reply, under the first line sent astray.
+                lines = [misdirected] if games_listed else [misdirected, "", *game_directory(ctx, ctx.account)]
+                games_listed = True
+                report.result(line, Result("\n".join(lines), ok=False))
                 continue
             if command is None and not is_move:
                 report.unread(line, _not_a_command(word))
@@ -280,6 +291,20 @@ class Worker:
             if is_move:
                 move_tried = True
             report.result(line, result)
+
+    def _misdirected(self, ctx: Context, line: str, command: Command | None) -> str:
+        """Why a move or a game's command cannot be played from the public or personal address; '' if it is none.
+
+        A seat-only command from an unknown sender keeps the "who are you" answer of ``_scope_error``.
+        """
+        if ctx.address.kind not in (AddressKind.PUBLIC, AddressKind.PERSONAL):
+            return ""
+        if command is None and looks_like_move(line):
+            return "moves go to the game's own address: reply to a mail of that game"
+        if command is not None and command.scopes == {AddressKind.SEAT} \
+                and (ctx.account is not None or isinstance(command, Move)):
+            return f"'{command.name}' belongs to a game: reply to a mail of that game"
+        return ""
 
     def _scope_error(self, ctx: Context, name: str) -> str:
         if ctx.address.kind == AddressKind.PUBLIC:

@@ -51,3 +51,32 @@ def test_unknown_commands_get_the_nearest_known_ones(pipe: Pipeline) -> None:
     assert "chalenge bob hyperspace    -- not a command; did you mean 'challenge'?" in reply
     assert "bord    -- not a command; did you mean 'board'?" in reply
     assert "frobnicate    -- not a command\n" in reply
+
+
+def test_a_move_to_the_public_address_says_where_it_goes_and_lists_the_games(pipe: Pipeline) -> None:
+    begin_game(pipe)
+    pipe.send(ALICE, pipe.addresses.public, "Pe2-e4")
+    reply = body_of(only_mail(pipe, ALICE))
+    assert "moves go to the game's own address: reply to a mail of that game" in reply
+    assert "Game 1: against bob, Hyperspace Chess, you play white" in reply
+    assert '"[pbem #1] alice vs bob (Hyperspace Chess)"' in reply
+    assert "not a command" not in reply
+    assert game_status(pipe) == "active"
+
+
+def test_game_commands_to_the_personal_address_list_the_games_once(pipe: Pipeline) -> None:
+    _, bob, _, _ = begin_game(pipe)
+    pipe.send(BOB, bob, "board\nresign\nPe7-e5")
+    reply = body_of(only_mail(pipe, BOB))
+    assert "'board' belongs to a game: reply to a mail of that game" in reply
+    assert "'resign' belongs to a game" in reply
+    assert "moves go to the game's own address" in reply
+    assert reply.count("[pbem #1] alice vs bob (Hyperspace Chess)") == 1
+    assert "Game 1: against alice, Hyperspace Chess, you play black" in reply
+    assert game_status(pipe) == "active"
+
+
+def test_a_move_from_a_stranger_to_the_public_address_says_to_register(pipe: Pipeline) -> None:
+    pipe.send("stranger@players.example", pipe.addresses.public, "1. e4")
+    reply = body_of(only_mail(pipe, "stranger@players.example"))
+    assert "moves go to the game's own address" in reply and "send 'register HANDLE' first" in reply
