@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,3 +81,39 @@ def test_a_move_from_a_stranger_to_the_public_address_says_to_register(pipe: Pip
     pipe.send("stranger@players.example", pipe.addresses.public, "1. e4")
     reply = body_of(only_mail(pipe, "stranger@players.example"))
     assert "moves go to the game's own address" in reply and "send 'register HANDLE' first" in reply
+
+
+def _seats(pipe: Pipeline, variant: str) -> tuple[str, str]:
+    """alice (white) and bob start a game of ``variant``; their seat addresses."""
+    alice, bob = register(pipe, ALICE, "alice"), register(pipe, BOB, "bob")
+    pipe.send(ALICE, alice, f"challenge bob {variant} white")
+    invitation = next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB)
+    number = re.search(r"accept (\d+)", invitation)
+    assert number
+    pipe.send(BOB, bob, f"accept {number.group(1)}")
+    seats = {r: str(m["Reply-To"]) for r, m in pipe.drain_outbox() if "has started" in body_of(m)}
+    return seats[ALICE], seats[BOB]
+
+
+@pytest.mark.parametrize(("variant", "move", "other"), [
+    ("tri-d", "e2e4", "Hyperspace Chess"),
+    ("tri-d", "Nf3", "Hyperspace Chess"),
+    ("hyperspace", "Pd2(1)-d4(2)", "Space Chess"),
+])
+def test_a_move_in_another_variants_notation_gets_this_games_example(
+        pipe: Pipeline, variant: str, move: str, other: str) -> None:
+    seat_a, _ = _seats(pipe, variant)
+    pipe.send(ALICE, seat_a, move)
+    reply = body_of(only_mail(pipe, ALICE))
+    assert f"That looks like {other} notation; this game is" in reply
+    assert f"Send 'help {variant}' for its notation." in reply
+    example = re.search(r"Here a move is written like '([^']+)'\.", reply)
+    assert example
+    pipe.send(ALICE, seat_a, example.group(1))
+    assert "You played 1." in body_of(only_mail(pipe, ALICE))  # the example is a legal move here
+
+
+def test_a_move_no_variant_reads_gets_no_notation_hint(pipe: Pipeline) -> None:
+    seat_a, _ = _seats(pipe, "tri-d")
+    pipe.send(ALICE, seat_a, "Zz9-q0")
+    assert "looks like" not in body_of(only_mail(pipe, ALICE))
