@@ -7,7 +7,7 @@ import logging
 import re
 import traceback
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, func, select
 
@@ -329,10 +329,16 @@ class Worker:
         if not to:
             return
         failed_only = not any(result.ok for _, result in report.results)
-        if failed_only and self._error_replies_exhausted(ctx, to):
-            log.warning("not answering %s: more than the allowed error replies this hour", to)
-            ctx.unanswered = "not answered: error-reply limit reached"
-            return
+        paused = ""
+        if failed_only:
+            left, resume = self._error_replies_left(ctx, to)
+            if left == 0:
+                log.warning("not answering %s: more than the allowed error replies this hour", to)
+                ctx.unanswered = "not answered: error-reply limit reached"
+                return
+            if left == 1:  # silence after this one must not look like a server that died
+                paused = (f"This is the last error reply you get this hour: further error replies are paused "
+                          f"until {resume:%Y-%m-%d %H:%M} UTC.")
         mail = ctx.mail
         references = [*mail.references, mail.message_id]
         if ctx.game is not None:
@@ -345,7 +351,7 @@ class Worker:
         body = render("player/reply.txt", report=report, problems=mail.problems,
                       nothing=not (report.results or report.unprocessed or report.ignored),
                       public=self.services.addresses.public, headline=preview(report.headline()) if game else "",
-                      clock=clock_lines(ctx, game, handles(ctx, game)) if game else [])
+                      clock=clock_lines(ctx, game, handles(ctx, game)) if game else [], paused=paused)
         kind = OutboxKind.ERROR if failed_only else OutboxKind.REPLY
         reply = Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
                          in_reply_to=mail.message_id, references=tuple(references),
@@ -370,15 +376,19 @@ class Worker:
     def _flush(self, ctx: Context) -> None:
         queue_outgoing(ctx)
 
-    def _error_replies_exhausted(self, ctx: Context, to: str) -> bool:
-        """Whether ``to`` had its hourly share of error replies (a loop or a flood must not make us a spammer)."""
+    def _error_replies_left(self, ctx: Context, to: str) -> tuple[int | None, datetime]:
+        """How many error replies ``to`` may still get this hour (None: no limit), and when the oldest
+        of them leaves the hour, which is when one more is allowed (a loop or a flood must not make us
+        a spammer)."""
+        now = self.services.now()
         limit = self.services.config.server.error_replies_per_hour
         if limit <= 0:
-            return False
-        since = self.services.now() - timedelta(hours=1)
-        sent = ctx.session.exec(select(func.count()).select_from(OutboxItem).where(
+            return None, now
+        since = now - timedelta(hours=1)
+        sent = ctx.session.exec(select(func.count(), func.min(OutboxItem.created_at)).select_from(OutboxItem).where(
             OutboxItem.recipient == to, OutboxItem.kind == OutboxKind.ERROR, col(OutboxItem.created_at) >= since)).one()
-        return int(sent) >= limit
+        count, oldest = int(sent[0]), sent[1]
+        return max(limit - count, 0), (oldest or now) + timedelta(hours=1)
 
     def _notify_failure(self, session: Session, item: InboxItem) -> None:
         """Tell the sender that their mail is kept but could not be applied (the registered address if known)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from pbem.store.models import Game
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, begin_game, only_mail, register
+
+STRANGER = "stranger@players.example"
 
 
 @pytest.fixture
@@ -117,3 +120,22 @@ def test_a_move_no_variant_reads_gets_no_notation_hint(pipe: Pipeline) -> None:
     seat_a, _ = _seats(pipe, "tri-d")
     pipe.send(ALICE, seat_a, "Zz9-q0")
     assert "looks like" not in body_of(only_mail(pipe, ALICE))
+
+
+def test_the_last_error_reply_of_the_hour_says_when_answers_resume(tmp_path: Path) -> None:
+    start = datetime(2024, 5, 6, 9, 0, tzinfo=UTC)
+    clock = [start]
+    pipe = Pipeline(tmp_path, now=lambda: clock[0], PBEM_SERVER_ERROR_REPLIES_PER_HOUR="3")
+    try:
+        replies = []
+        for number in range(4):
+            clock[0] = start + timedelta(minutes=10 * number)
+            pipe.send(STRANGER, pipe.addresses.public, f"frobnicate {number}")
+            replies.extend(body_of(m) for _, m in pipe.drain_outbox())
+        assert len(replies) == 3  # the fourth is not answered
+        assert not any("paused" in reply for reply in replies[:2])
+        # The first error reply (09:00) leaves the hour at 10:00: then one more may be sent.
+        assert ("This is the last error reply you get this hour: further error replies are paused "
+                "until 2024-05-06 10:00 UTC.") in " ".join(replies[2].split())
+    finally:
+        pipe.close()
