@@ -7,12 +7,13 @@ import logging
 import re
 import traceback
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, func, select
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import CommandError, Context, Result, Services
+from pbem.app.game_directory import game_directory
 from pbem.app.game_files import final_attachments
 from pbem.app.game_mail import subject_of, thread_root
 from pbem.app.game_pictures import html_source
@@ -20,10 +21,12 @@ from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.text import preview
+from pbem.commands.base import Command
 from pbem.commands.move import Move
-from pbem.commands.registry import lookup
+from pbem.commands.registry import looks_like_command, lookup, nearest
 from pbem.engine.base import Seat
 from pbem.engine.errors import InvalidMoveError
+from pbem.engine.notation import looks_like_move
 from pbem.mail.addresses import Address, AddressKind
 from pbem.mail.compose import Outgoing
 from pbem.mail.inbound.parse import InboundMail, parse_mail
@@ -80,6 +83,14 @@ class Report:
         return ""
 
 
+def _not_a_command(word: str) -> str:
+    """Why a line was not read, with the command names it was probably meant to be."""
+    close = [f"'{name}'" for name in nearest(word)]
+    if not close:
+        return "not a command"
+    return f"not a command; did you mean {' or '.join(close)}?"
+
+
 class Worker:
     """Applies stored inbox rows, oldest first, each in exactly one transaction."""
 
@@ -132,7 +143,7 @@ class Worker:
 
     def _process(self, session: Session, item: InboxItem) -> str:
         """Answer one stored mail; its new status: ``done``, or ``held`` until its owner confirms it."""
-        mail = parse_mail(item.raw, item.envelope_from)
+        mail = parse_mail(item.raw, item.envelope_from, looks_like_command)
         if mail.automatic:
             item.error = f"not answered: automatic mail ({mail.automatic})"
             return InboxStatus.DONE
@@ -200,7 +211,8 @@ class Worker:
                               body="Nothing was done: reply with the word 'confirm' to carry out the held mail.\n",
                               reply_to=self.services.addresses.confirm(held.id or 0)))
             return
-        original = dataclasses.replace(parse_mail(held.raw, held.envelope_from), sender=owner.email)
+        original = dataclasses.replace(parse_mail(held.raw, held.envelope_from, looks_like_command),
+                                       sender=owner.email)
         held.status = self._answer(ctx.session, held, original, confirmed=True)
         held.error = f"confirmed by {owner.email}"
         held.processed_at = utcnow()
@@ -246,6 +258,7 @@ class Worker:
 
     def _run(self, ctx: Context, report: Report) -> None:
         move_tried = False
+        games_listed = False
         for line in ctx.mail.commands:
             word, *args = line.split()
             command = lookup(word)
@@ -253,8 +266,15 @@ class Worker:
             if is_move and move_tried:
                 report.ignore(line, "only one move is played per mail")
                 continue
+            misdirected = self._misdirected(ctx, line, command)
+            if misdirected:
+                # The sender's games are listed once per reply, under the first line sent astray.
+                lines = [misdirected] if games_listed else [misdirected, "", *game_directory(ctx, ctx.account)]
+                games_listed = True
+                report.result(line, Result("\n".join(lines), ok=False))
+                continue
             if command is None and not is_move:
-                report.unread(line, "not a command")
+                report.unread(line, _not_a_command(word))
                 continue
             if command is not None and ctx.address.kind not in command.scopes:
                 report.result(line, Result(self._scope_error(ctx, command.name), ok=False))
@@ -271,6 +291,20 @@ class Worker:
             if is_move:
                 move_tried = True
             report.result(line, result)
+
+    def _misdirected(self, ctx: Context, line: str, command: Command | None) -> str:
+        """Why a move or a game's command cannot be played from the public or personal address; '' if it is none.
+
+        A seat-only command from an unknown sender keeps the "who are you" answer of ``_scope_error``.
+        """
+        if ctx.address.kind not in (AddressKind.PUBLIC, AddressKind.PERSONAL):
+            return ""
+        if command is None and looks_like_move(line):
+            return "moves go to the game's own address: reply to a mail of that game"
+        if command is not None and command.scopes == {AddressKind.SEAT} \
+                and (ctx.account is not None or isinstance(command, Move)):
+            return f"'{command.name}' belongs to a game: reply to a mail of that game"
+        return ""
 
     def _scope_error(self, ctx: Context, name: str) -> str:
         if ctx.address.kind == AddressKind.PUBLIC:
@@ -295,10 +329,16 @@ class Worker:
         if not to:
             return
         failed_only = not any(result.ok for _, result in report.results)
-        if failed_only and self._error_replies_exhausted(ctx, to):
-            log.warning("not answering %s: more than the allowed error replies this hour", to)
-            ctx.unanswered = "not answered: error-reply limit reached"
-            return
+        paused = ""
+        if failed_only:
+            left, resume = self._error_replies_left(ctx, to)
+            if left == 0:
+                log.warning("not answering %s: more than the allowed error replies this hour", to)
+                ctx.unanswered = "not answered: error-reply limit reached"
+                return
+            if left == 1:  # silence after this one must not look like a server that died
+                paused = (f"This is the last error reply you get this hour: further error replies are paused "
+                          f"until {resume:%Y-%m-%d %H:%M} UTC.")
         mail = ctx.mail
         references = [*mail.references, mail.message_id]
         if ctx.game is not None:
@@ -311,7 +351,7 @@ class Worker:
         body = render("player/reply.txt", report=report, problems=mail.problems,
                       nothing=not (report.results or report.unprocessed or report.ignored),
                       public=self.services.addresses.public, headline=preview(report.headline()) if game else "",
-                      clock=clock_lines(ctx, game, handles(ctx, game)) if game else [])
+                      clock=clock_lines(ctx, game, handles(ctx, game)) if game else [], paused=paused)
         kind = OutboxKind.ERROR if failed_only else OutboxKind.REPLY
         reply = Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
                          in_reply_to=mail.message_id, references=tuple(references),
@@ -336,15 +376,19 @@ class Worker:
     def _flush(self, ctx: Context) -> None:
         queue_outgoing(ctx)
 
-    def _error_replies_exhausted(self, ctx: Context, to: str) -> bool:
-        """Whether ``to`` had its hourly share of error replies (a loop or a flood must not make us a spammer)."""
+    def _error_replies_left(self, ctx: Context, to: str) -> tuple[int | None, datetime]:
+        """How many error replies ``to`` may still get this hour (None: no limit), and when the oldest
+        of them leaves the hour, which is when one more is allowed (a loop or a flood must not make us
+        a spammer)."""
+        now = self.services.now()
         limit = self.services.config.server.error_replies_per_hour
         if limit <= 0:
-            return False
-        since = self.services.now() - timedelta(hours=1)
-        sent = ctx.session.exec(select(func.count()).select_from(OutboxItem).where(
+            return None, now
+        since = now - timedelta(hours=1)
+        sent = ctx.session.exec(select(func.count(), func.min(OutboxItem.created_at)).select_from(OutboxItem).where(
             OutboxItem.recipient == to, OutboxItem.kind == OutboxKind.ERROR, col(OutboxItem.created_at) >= since)).one()
-        return int(sent) >= limit
+        count, oldest = int(sent[0]), sent[1]
+        return max(limit - count, 0), (oldest or now) + timedelta(hours=1)
 
     def _notify_failure(self, session: Session, item: InboxItem) -> None:
         """Tell the sender that their mail is kept but could not be applied (the registered address if known)."""

@@ -23,11 +23,12 @@ from pbem.app.game_mail import (
 from pbem.app.game_options import split_options
 from pbem.app.game_pictures import store_highlights
 from pbem.app.game_state import engine_for, handles, player_id, records
+from pbem.app.move_hints import foreign_notation_hint
 from pbem.app.news import result_news, turn_news
 from pbem.app.observers import notify_observers
 from pbem.engine.base import Audience, Outcome, Seat, Transition
 from pbem.engine.capabilities import seal_action
-from pbem.engine.errors import MoveError
+from pbem.engine.errors import InvalidMoveError, MoveError
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Challenge, Game, MoveRecord
@@ -97,9 +98,10 @@ def _guard(line: str) -> tuple[str, int | None]:
     return line[: match.start()].strip(), int(match.group(1))
 
 
-def refusal(game: Game, state: Any, seat: Seat, reason: str) -> Result:
-    """A rejected move: why, and the board as the sender sees it."""
-    return Result(f"Not played: {reason}\n\n{board_block(game, state, seat)}", ok=False,
+def refusal(game: Game, state: Any, seat: Seat, reason: str, hint: str = "") -> Result:
+    """A rejected move: why (and a hint, if any), and the board as the sender sees it."""
+    explained = f"{reason}\n{hint}" if hint else reason
+    return Result(f"Not played: {explained}\n\n{board_block(game, state, seat)}", ok=False,
                   headline=f"Your move was not played: {reason}.")
 
 
@@ -120,7 +122,8 @@ def play_move(ctx: Context, line: str) -> Result:
         action = seal_action(engine, state, action, ctx.services.new_nonce())
         transition = engine.apply(state, action)
     except MoveError as error:
-        return refusal(game, state, seat, str(error))
+        hint = foreign_notation_hint(engine, state, text) if isinstance(error, InvalidMoveError) else ""
+        return refusal(game, state, seat, str(error), hint)
     return _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action))
 
 

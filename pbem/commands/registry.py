@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from pbem.commands.answer import Accept, Decline
 from pbem.commands.base import Command
 from pbem.commands.board import Board
@@ -23,8 +25,9 @@ from pbem.commands.standings import Standings
 from pbem.commands.takeback import Takeback
 from pbem.commands.vacation import Vacation
 from pbem.commands.variants import Variants
+from pbem.engine.notation import looks_like_move
 
-__all__ = ["COMMANDS", "lookup"]
+__all__ = ["COMMANDS", "looks_like_command", "lookup", "nearest"]
 
 COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
@@ -40,3 +43,14 @@ _BY_WORD: dict[str, Command] = {
 
 def lookup(word: str) -> Command | None:
     return _BY_WORD.get(word.lower())
+
+
+def nearest(word: str) -> list[str]:
+    """The command names and aliases closest to a misspelt word, best first (at most three)."""
+    return difflib.get_close_matches(word.lower(), _BY_WORD, n=3, cutoff=0.75)
+
+
+def looks_like_command(line: str) -> bool:
+    """Whether a line starts with a command word or reads like a move (which reply lines to read)."""
+    words = line.split()
+    return bool(words) and (lookup(words[0]) is not None or looks_like_move(line))

@@ -18,6 +18,7 @@ __all__ = [
     "CASTLE_LONG",
     "CASTLE_SHORT",
     "castling_side",
+    "looks_like_move",
     "move_error",
     "strip_annotation",
     "strip_comment_and_number",
@@ -56,6 +57,16 @@ def strip_annotation(line: str) -> str:
 def strip_decorations(text: str) -> str:
     """Drop a comment, a move-number prefix and trailing ``+ # ! ?`` marks."""
     return strip_annotation(strip_comment_and_number(text)).strip()
+
+
+# Any variant's move, roughly: an optional piece letter (or '@' for a tri-d attack board), then a
+# square — 'e2', 'd2(1)', Outer Space's '1a1' — or a castling spelling. Prose rarely starts so.
+_MOVE_SHAPE = re.compile(r"^(?:@|[a-z])?\d?[a-z]\d|^(?:o-o|0-0)(?:-o|-0)?(?![\w-])")
+
+
+def looks_like_move(line: str) -> bool:
+    """Whether a line reads like a move in some variant's notation (no rules are consulted)."""
+    return bool(_MOVE_SHAPE.match(typography(strip_decorations(line)).lower()))
 
 
 def castling_side(line: str) -> bool | None:

@@ -444,3 +444,47 @@ def test_commands_above_any_fixture_survive(lines: list[str], name: str) -> None
     text = "\n".join(lines) + "\n\n" + _fixture_text(name)
     expected_prefix = extract_commands("\n".join(lines))
     assert extract_commands(text)[:len(expected_prefix)] == expected_prefix
+
+
+# Bottom and inline posting: read below the quotes only when nothing above them is a command
+
+
+def _is_command(line: str) -> bool:
+    return line.split()[0].lower() in {"board", "draw", "resign", "pe2-e4"}
+
+
+def test_a_reply_below_the_quote_is_read() -> None:
+    text = "On Mon, 6 May 2024 at 09:00, pbem <pbem@x.org> wrote:\n> Bob played.\n> resign\n\nPe2-e4\n"
+    assert extract_commands(text, _is_command) == ["Pe2-e4"]
+    assert extract_commands(text) == []  # without a way to tell commands, only the top is read
+
+
+def test_inline_replies_between_quotes_are_read_in_order() -> None:
+    text = ("Hello,\n> Your move.\nPe2-e4\n> Reply draw to accept.\n>resign\n\ndraw\n"
+            "On Tue, 2011 at 7:07 PM, Someone <a@b.com>\nwrote:\n> > board\n")
+    assert extract_commands(text, _is_command) == ["Hello,", "Pe2-e4", "draw"]
+
+
+def test_a_command_above_the_quote_wins_over_lines_below() -> None:
+    assert extract_commands("draw\n> quoted\nresign\n", _is_command) == ["draw"]
+
+
+def test_prose_below_the_quote_is_not_read() -> None:
+    assert extract_commands("Hi,\n> resign\nSee you soon\nBob\n", _is_command) == ["Hi,"]
+
+
+@pytest.mark.parametrize("ending", ["-- \nBob\nresign", "Sent from my iPhone\nresign", "end\nresign",
+                                    "-----Original Message-----\nresign"])
+def test_below_the_quote_reading_stops_where_the_top_would(ending: str) -> None:
+    assert extract_commands(f"> quoted\nboard\n{ending}\n", _is_command) == ["board"]
+
+
+def test_nothing_is_read_below_a_signature_or_unquoted_header_block() -> None:
+    assert extract_commands("Thanks\n-- \nBob\n> quoted\nresign\n", _is_command) == ["Thanks"]
+    block = "From: pbem <pbem@x.org>\nSent: Monday\nTo: Bob\n\nresign\n"
+    assert extract_commands(f"Thanks\n{block}", _is_command) == ["Thanks"]
+
+
+def test_quoted_lines_never_act() -> None:
+    text = "> resign\n>> resign\n  > resign\nOn 1 May, Bob wrote:\n> resign\n"
+    assert extract_commands(text, _is_command) == []

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from pbem.commands.registry import looks_like_command
 from pbem.mail.inbound.parse import parse_mail
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -81,6 +82,19 @@ EXPECTED: dict[str, tuple[str, str, str, tuple[str, ...], str | None, tuple[str,
     # An out-of-office subject alone is no evidence: a person may write it.
     "out_of_office_subject_by_person.eml": (
         "xena@example.org", "Xena", "Out of Office: back on Monday, Automatic reply", ("games",), None, ()),
+    # Replies written below or between the quotes, as the worker reads them (quoted lines never act).
+    "gmail_bottom_posted.eml": (
+        "alice.player@gmail.com", "Alice Player", "Re: [pbem #17] alice vs bob (Hyperspace Chess)", ("Pg1-f3",),
+        None, ()),
+    "thunderbird_inline.eml": (
+        "frank@web.de", "Frank", "Re: [pbem #21] frank vs gina (Tri-D Chess)",
+        ("No thanks, I play on:", "Pd2(2)-d4(2)"), None, ()),
+    "apple_mail_bottom_quoted_resign.eml": (
+        "carol@icloud.com", "Carol", "Re: [pbem #9] carol vs dave (Space Chess)",
+        ("Thanks, lovely game so far.", "board"), None, ()),
+    # Only prose below the quote: the top is read as ever, and the quoted 'resign' stays quoted.
+    "apple_mail_prose_below_quoted_resign.eml": (
+        "carol@icloud.com", "Carol", "Re: [pbem #9] carol vs dave (Space Chess)", ("Hi dave,",), None, ()),
 }
 
 
@@ -96,7 +110,7 @@ def test_sample(name: str, crlf: bool) -> None:
     raw = (SAMPLES / name).read_bytes()
     if crlf:
         raw = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
-    mail = parse_mail(raw, ENVELOPE)
+    mail = parse_mail(raw, ENVELOPE, looks_like_command)
     sender, sender_name, subject, commands, automatic, problems = EXPECTED[name]
     assert (mail.sender, mail.sender_name, mail.subject) == (sender, sender_name, subject)
     assert mail.commands == commands

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pbem.mail.inbound.automatic import automatic_reason_from, null_sender_reason
@@ -40,18 +41,20 @@ class InboundMail:
     problems: tuple[str, ...]
 
 
-def parse_mail(raw: bytes, envelope_sender: str | None = None) -> InboundMail:
+def parse_mail(raw: bytes, envelope_sender: str | None = None,
+               is_command: Callable[[str], bool] | None = None) -> InboundMail:
     """Read one mail as received; never raises, whatever the bytes.
 
     ``envelope_sender`` is the SMTP ``MAIL FROM`` address: ``""`` (or ``"<>"``) is the null
-    sender of bounces and auto-replies, ``None`` means unknown.
+    sender of bounces and auto-replies, ``None`` means unknown. ``is_command`` tells command
+    lines from prose, so that a reply written below the quote is found (see ``extract_commands``).
     """
     data = _as_bytes(raw)
     try:
-        return _parse(data, envelope_sender)
+        return _parse(data, envelope_sender, is_command)
     except Exception:  # the last line of defence: a worker must never die on a mail
         try:
-            return _salvage(data, envelope_sender)
+            return _salvage(data, envelope_sender, is_command)
         except Exception:
             return InboundMail("", "", "", "", "", (), null_sender_reason(envelope_sender), "", (),
                                ("the mail could not be read at all",))
@@ -68,7 +71,7 @@ def _as_bytes(raw: object) -> bytes:
     return b""
 
 
-def _parse(raw: bytes, envelope_sender: str | None) -> InboundMail:
+def _parse(raw: bytes, envelope_sender: str | None, is_command: Callable[[str], bool] | None) -> InboundMail:
     problems: list[str] = []
     msg = email.message_from_bytes(bound_parts(raw, problems), policy=POLICY)
     headers = raw_headers(msg)
@@ -88,12 +91,12 @@ def _parse(raw: bytes, envelope_sender: str | None) -> InboundMail:
         references=trim_references(ids),
         automatic=automatic_reason_from(msg, headers, envelope_sender, from_addr),
         body=body,
-        commands=tuple(extract_commands(body)),
+        commands=tuple(extract_commands(body, is_command)),
         problems=tuple(dict.fromkeys(problems)),
     )
 
 
-def _salvage(raw: bytes, envelope_sender: str | None) -> InboundMail:
+def _salvage(raw: bytes, envelope_sender: str | None, is_command: Callable[[str], bool] | None) -> InboundMail:
     """Used only if the email package itself failed: read whatever follows the first blank line."""
     text = sanitise_text(raw.decode("utf-8", "replace"))
     _, _, body = text.partition("\n\n")
@@ -106,6 +109,6 @@ def _salvage(raw: bytes, envelope_sender: str | None) -> InboundMail:
         references=(),
         automatic=null_sender_reason(envelope_sender),
         body=body,
-        commands=tuple(extract_commands(body)),
+        commands=tuple(extract_commands(body, is_command)),
         problems=("the mail could not be parsed; its text was read as it came",),
     )

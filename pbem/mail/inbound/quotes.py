@@ -1,8 +1,9 @@
-"""Command lines of a mail body: read until the quoted mail, signature, footer or 'end' begins."""
+"""Command lines of a mail body: above the quoted mail, or else below and between its quotes."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pbem.mail.inbound.sanitise import SURROGATE
 
@@ -73,16 +74,21 @@ _TAIL = 300
 _LOOKAHEAD = 4
 
 
-def extract_commands(text: str) -> list[str]:
-    """The command lines of a mail body, stripped, in order, up to where the quoted mail begins.
+def extract_commands(text: str, is_command: Callable[[str], bool] | None = None) -> list[str]:
+    """The command lines of a mail body, stripped, in order.
 
     Reading stops at the first quoted line ('>'), attribution line ("On ... wrote:" in several
     languages, also wrapped over up to three lines), Outlook header block or "Original Message"
     line, signature separator ('--'), whole-line mobile footer, or a line 'end'. Blank lines
     and '//' comments are skipped. Linear in the length of the text.
+
+    With ``is_command``, a reply written below or between the quotes is read too: when no line
+    above the quote passes ``is_command`` but an unquoted line below it does, the lines below
+    and between the quoted blocks follow those above. Quoted lines are never read.
     """
     lines = text.splitlines()
     commands: list[str] = []
+    index = 0
     for index, line in enumerate(lines):
         stripped = _clean_line(line)
         if not stripped:
@@ -92,9 +98,36 @@ def extract_commands(text: str) -> list[str]:
         if stripped.startswith("//"):
             continue
         if _ends_commands(stripped, lines, index):
+            if not _attribution_length(stripped, lines, index):
+                return commands  # a signature, footer, 'end' or unquoted header block: nothing follows
             break
         commands.append(stripped)
-    return commands
+    else:
+        return commands
+    if is_command is None or any(is_command(line) for line in commands):
+        return commands
+    below = _below_quotes(lines, index)
+    return [*commands, *below] if any(is_command(line) for line in below) else commands
+
+
+def _below_quotes(lines: list[str], start: int) -> list[str]:
+    """The unquoted lines from ``start`` on (bottom and inline posting), without attribution lines;
+    up to a signature, footer, 'end' or a quoted mail that is not marked with '>'."""
+    found: list[str] = []
+    index = start
+    while index < len(lines):
+        stripped = _clean_line(lines[index])
+        skip = _attribution_length(stripped, lines, index) if stripped else 1
+        if skip:
+            index += skip
+            continue
+        index += 1
+        if stripped.startswith((">", "//")):
+            continue
+        if _ends_commands(stripped, lines, index - 1):
+            break
+        found.append(stripped)
+    return found
 
 
 def _clean_line(line: str) -> str:
@@ -111,26 +144,33 @@ def _ends_commands(line: str, lines: list[str], index: int) -> bool:
         return True
     if len(line) <= 200 and _ORIGINAL_MESSAGE.match(line):
         return True
-    if _ATTRIBUTION_END.search(line[-_TAIL:]):
-        return True
-    if len(line) <= _TAIL and _ATTRIBUTION_OPENER.match(line) and _wrapped_attribution(line, lines, index):
+    if _attribution_length(line, lines, index):
         return True
     if _SEPARATOR.match(head) and _next_line_matches(lines, index, _FROM_FIELD):
         return True
     return bool(_FROM_FIELD.match(head) and _next_line_matches(lines, index, _HEADER_FIELD))
 
 
-def _wrapped_attribution(line: str, lines: list[str], index: int) -> bool:
-    """'On Tue, ... Someone' + '<a@b.com>' + 'wrote:' on up to three lines, as clients wrap it."""
+def _attribution_length(line: str, lines: list[str], index: int) -> int:
+    """How many lines the attribution ("On ... wrote:") starting at ``lines[index]`` spans; 0 if none."""
+    if _ATTRIBUTION_END.search(line[-_TAIL:]):
+        return 1
+    if len(line) <= _TAIL and _ATTRIBUTION_OPENER.match(line):
+        return _wrapped_attribution(line, lines, index)
+    return 0
+
+
+def _wrapped_attribution(line: str, lines: list[str], index: int) -> int:
+    """'On Tue, ... Someone' + '<a@b.com>' + 'wrote:' on up to three lines, as clients wrap it: how many."""
     joined = line
-    for following in lines[index + 1:index + 3]:
+    for offset, following in enumerate(lines[index + 1:index + 3], start=2):
         part = _clean_line(following)
         if not part or part.startswith(">"):
-            return False
+            return 0
         joined = joined + " " + part[:_TAIL]
         if _ATTRIBUTION_END.search(joined[-_TAIL:]):
-            return True
-    return False
+            return offset
+    return 0
 
 
 def _next_line_matches(lines: list[str], index: int, pattern: re.Pattern[str]) -> bool:
