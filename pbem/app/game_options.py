@@ -11,7 +11,11 @@ __all__ = ["GAME_OPTIONS", "game_option", "split_options"]
 GAME_OPTIONS: dict[str, tuple[str, int, int]] = {
     "draw-limit": ("a player may offer a draw at most once in this many of their moves (ICCF: 10)", 0, 100),
     "observer-delay": ("observers see the game this many moves late (as ICCF does for spectators)", 0, 50),
+    "public-notes": ("observers see the players' notes (yes/no, or 1/0)", 0, 1),
 }
+
+#: Words a yes/no option takes for 1 and 0.
+_YES_NO = {"yes": 1, "no": 0, "on": 1, "off": 0, "true": 1, "false": 0}
 
 
 def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
@@ -27,7 +31,7 @@ def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
             continue
         description, low, high = GAME_OPTIONS[key]
         try:
-            number = int(str(value))
+            number = _YES_NO[str(value).lower()] if str(value).lower() in _YES_NO else int(str(value))
         except ValueError:
             raise ValueError(f"{key} takes a whole number ({description}), not {value!r}") from None
         if not low <= number <= high:

@@ -17,6 +17,7 @@ from pbem.commands.observe import Observe, Unobserve
 from pbem.commands.register import Register
 from pbem.commands.rematch import Rematch
 from pbem.commands.resign import Resign
+from pbem.commands.say import Say
 from pbem.commands.secret import SecretCommand
 from pbem.commands.standings import Standings
 from pbem.commands.takeback import Takeback
@@ -27,7 +28,7 @@ __all__ = ["COMMANDS", "lookup"]
 
 COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
-    Move(), Resign(), Draw(), Board(), History(), SecretCommand(), Vacation(),
+    Move(), Resign(), Draw(), Board(), History(), Say(), SecretCommand(), Vacation(),
     Takeback(), Rematch(), Observe(), Unobserve(), Conditional(),
     Join(), Standings(),
 )
