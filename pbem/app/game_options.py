@@ -16,7 +16,11 @@ GAME_OPTIONS: dict[str, tuple[str, int, int]] = {
 #: key -> (description, default): options written yes or no; split_options gives them as 1 or 0.
 YES_NO_OPTIONS: dict[str, tuple[str, bool]] = {
     "rated": ("whether the game changes the players' ratings", True),
+    "public-notes": ("whether observers see the players' notes", False),
 }
+
+#: The words a yes/no option takes (stored games may hold 1 or 0).
+_YES_NO = {"yes": 1, "no": 0, "on": 1, "off": 0, "true": 1, "false": 0, "1": 1, "0": 0}
 
 
 def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
@@ -29,9 +33,9 @@ def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     for key, value in options.items():
         if key in YES_NO_OPTIONS:
             word = str(value).strip().lower()
-            if word not in ("yes", "no"):
+            if word not in _YES_NO:
                 raise ValueError(f"{key} takes yes or no ({YES_NO_OPTIONS[key][0]}), not {value!r}")
-            service[key] = int(word == "yes")
+            service[key] = _YES_NO[word]
             continue
         if key not in GAME_OPTIONS:
             rules[key] = value
@@ -48,10 +52,11 @@ def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
 
 
 def game_option(options: Mapping[str, Any], key: str) -> int:
-    """The value of a service option of a game (0 when not set)."""
-    return split_options(options)[1].get(key, 0)
+    """The value of a service option of a game (its default when not set: 0, or a yes/no option's default)."""
+    default = int(YES_NO_OPTIONS[key][1]) if key in YES_NO_OPTIONS else 0
+    return split_options(options)[1].get(key, default)
 
 
 def game_rated(options: Mapping[str, Any]) -> bool:
     """Whether a game with these options changes ratings (``option rated=no`` says not)."""
-    return bool(split_options(options)[1].get("rated", int(YES_NO_OPTIONS["rated"][1])))
+    return bool(game_option(options, "rated"))

@@ -25,6 +25,7 @@ from pbem.app.game_pictures import store_highlights
 from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.move_hints import foreign_notation_hint
 from pbem.app.news import result_news, turn_news
+from pbem.app.notes import carry_pending_note
 from pbem.app.observers import notify_observers
 from pbem.engine.base import Audience, Outcome, Seat, Transition
 from pbem.engine.capabilities import seal_action
@@ -198,7 +199,9 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     if reply is not None:
         conditional = _play_conditional(ctx, game, opponent, reply)
         followed = _Followed(conditional.played, [*followed.lines, *conditional.lines])
-    ctx.send(_opponent_mail(ctx, game, seat, played, notes_for(transition.notes, opponent), followed))
+    mail = _opponent_mail(ctx, game, seat, played, notes_for(transition.notes, opponent), followed)
+    ctx.send(mail)
+    carry_pending_note(ctx, mail)  # 'say' lines earlier in this mail travel with the move
     return result
 
 

@@ -19,6 +19,7 @@ from pbem.commands.observe import Observe, Unobserve
 from pbem.commands.register import Register
 from pbem.commands.rematch import Rematch
 from pbem.commands.resign import Resign
+from pbem.commands.say import Say
 from pbem.commands.secret import SecretCommand
 from pbem.commands.seek import Seek, Seeks, Unseek
 from pbem.commands.standings import Standings
@@ -31,7 +32,7 @@ __all__ = ["COMMANDS", "looks_like_command", "lookup", "nearest"]
 
 COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
-    Move(), Resign(), Draw(), Board(), History(), SecretCommand(), Vacation(),
+    Move(), Resign(), Draw(), Board(), History(), Say(), SecretCommand(), Vacation(),
     Takeback(), Rematch(), Observe(), Unobserve(), Conditional(),
     Join(), Standings(), Seek(), Unseek(), Seeks(),
 )

@@ -20,6 +20,7 @@ from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.policy import SMTP, Policy
 from email.utils import format_datetime, formataddr
+from html import escape
 
 from pbem.store.vocabulary import OutboxKind
 
@@ -90,6 +91,9 @@ class Outgoing:
     attachments: tuple[Attachment, ...] = field(default=(), repr=False)
     #: Set by game mails: the HTML part (and its picture) is made from it once the text is final.
     html_source: HtmlSource | None = field(default=None, repr=False)
+    #: A player's notes as quoted in ``body``, exactly: their own words, which the secret scan skips
+    #: (a player may reveal their own secret; the server's own words are scanned as ever).
+    own_words: tuple[str, ...] = field(default=(), repr=False)
 
 
 def new_message_id(domain: str) -> str:
@@ -291,7 +295,11 @@ def scan_for_secrets(mail: Outgoing, forbidden: Iterable[str]) -> None:
     needles = [needle.lower() for needle in forbidden if needle]
     if not needles:
         return
-    texts = [mail.to, mail.subject, mail.reply_to, mail.in_reply_to, *mail.references, mail.body, mail.html]
+    body, html = mail.body, mail.html
+    for words in mail.own_words:  # each quoted note once: a second copy would be the server's text
+        body = body.replace(words, "", 1)
+        html = html.replace(escape(words), "", 1)
+    texts = [mail.to, mail.subject, mail.reply_to, mail.in_reply_to, *mail.references, body, html]
     texts.extend(image.filename for image in mail.images)
     texts.extend(item.filename for item in mail.attachments)
     texts.extend(item.data.decode("utf-8", "replace") for item in mail.attachments if item.maintype != "image")

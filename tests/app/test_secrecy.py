@@ -90,22 +90,43 @@ def check_pictures(message: object, recipient: str, state: object, highlights: t
 
 
 def random_turn(rng: random.Random, state: object) -> str:
-    """A board move, or a phase-out of a random eligible piece with a random delay and square."""
+    """A board move, or a phase-out of a random eligible piece with a random delay and square; one
+    phase-out in three is sent without its square (see ``later_secret``)."""
     actions = list(ENGINE.legal_actions(state))
     board_moves = [ENGINE.describe(state, a) for a in actions if "@" not in ENGINE.describe(state, a)]
     phases = [ENGINE.describe(state, a) for a in actions if "@" in ENGINE.describe(state, a)]
     if phases and rng.random() < 0.35:
         declaration = rng.choice(phases).split("@")[0]
-        origin = chess.parse_square(declaration[1:3])
-        squares = [chess.square_name(s) for s in chess.SQUARES
-                   if declaration[0] != "B" or (chess.square_file(s) + chess.square_rank(s)) % 2
-                   == (chess.square_file(origin) + chess.square_rank(origin)) % 2]
-        return f"{declaration}@{rng.randint(1, 4)} {{{rng.choice(squares)}}}"
+        if rng.random() < 0.35:
+            return f"{declaration}@{rng.randint(1, 4)}"
+        return f"{declaration}@{rng.randint(1, 4)} {{{random_square(rng, declaration)}}}"
     return rng.choice(board_moves)
 
 
+def random_square(rng: random.Random, declaration: str) -> str:
+    """A return square valid for the piece of ``declaration`` ("Bc1": a square of c1's colour)."""
+    origin = chess.parse_square(declaration[1:3])
+    return rng.choice([chess.square_name(s) for s in chess.SQUARES
+                       if declaration[0] != "B" or (chess.square_file(s) + chess.square_rank(s)) % 2
+                       == (chess.square_file(origin) + chess.square_rank(origin)) % 2])
+
+
+RECORDED = re.compile(r"\brecorded\b", re.I)
+
+
+def check_no_hint(recipient: str, text_of_mail: str, state: object) -> None:
+    """A mail to ``recipient`` says "recorded" only about their own pieces: never whether the other side's
+    return square is recorded (a forfeit is said when the piece is due, as a reveal)."""
+    seat = Seat.WHITE if recipient == ALICE else Seat.BLACK
+    own_unrecorded = any(e.seat is seat and e.square is None for e in state.pool)  # type: ignore[attr-defined]
+    if own_unrecorded or "is forfeited:" in text_of_mail:
+        return
+    assert not RECORDED.search(text_of_mail), text_of_mail
+
+
 def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
-    """Plays one game; returns (mails checked, commitments made)."""
+    """Plays one game; returns (mails checked, commitments made). A phase-out sent without its square
+    gets it by a ``secret`` mail half the time, before the opponent moves."""
     rng = random.Random(seed)
     pipe = Pipeline(tmp_path)
     try:
@@ -113,12 +134,9 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
         state = ENGINE.setup()
         pending: list[Commitment] = []
         checked = made = 0
-        for _ in range(plies):
-            seat = ENGINE.to_act(state)
-            if seat is None:
-                break
-            player = OWNER[seat]
-            text = random_turn(rng, state)
+
+        def exchange(player: str, text: str) -> list[str]:
+            nonlocal state, pending, checked, made
             pipe.send(player, seats[player], text)
             mails = pipe.drain_outbox()
             # The authoritative state is the server's: a refused turn leaves it as it was.
@@ -132,6 +150,8 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
                         pending.append(Commitment(player, found.group(1), found.group(2), found.group(3),
                                                   found.group(0)))
                         made += 1
+                else:
+                    check_no_hint(recipient, text_of_mail, state)
                 revealed = [c for c in pending if f"nonce {c.nonce}" in text_of_mail and "revealed" in text_of_mail]
                 for commitment in pending:
                     if recipient == commitment.owner or commitment in revealed:
@@ -143,6 +163,20 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
                 check_pictures(message, recipient, state, highlights, pending)
                 checked += 1
                 pending = [c for c in pending if c not in revealed]
+            return [recipient for recipient, _ in mails]
+
+        for _ in range(plies):
+            seat = ENGINE.to_act(state)
+            if seat is None:
+                break
+            player = OWNER[seat]
+            turn = ENGINE.move_number(state)
+            text = random_turn(rng, state)
+            exchange(player, text)
+            if "@" in text and "{" not in text and rng.random() < 0.5 and ENGINE.to_act(state) is not seat:
+                declaration = text.split("@")[0]
+                # Only the owner hears of a square recorded late: no mail goes to anyone else.
+                assert exchange(player, f"secret {turn} {declaration} {random_square(rng, declaration)}") == [player]
         return checked, made
     finally:
         pipe.close()

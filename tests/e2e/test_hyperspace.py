@@ -31,7 +31,8 @@ def test_full_game_with_phase_out_rejection_return_and_mate(harness: Harness) ->
     conf, note_b = move(bob, alice, note, "e7e5")
     assert "bob played 1... Pe7-e5" in body_of(note_b)
 
-    # The phase-out: the owner gets the receipt, the opponent only the declaration and digest.
+    # The phase-out: the owner gets the receipt, the opponent only the declaration; the digest follows
+    # once it binds, with the opponent's next move.
     conf, note = move(alice, bob, note_b, "Bf1@1 {c4}")
     receipt = body_of(conf)
     assert "Played 2. Bf1@1" in receipt
@@ -41,10 +42,11 @@ def test_full_game_with_phase_out_rejection_return_and_mate(harness: Harness) ->
     assert "c4" in receipt
     public = body_of(note)
     assert "alice played 2. Bf1@1" in public
-    assert digest.group(1) in public
+    assert digest.group(1) not in public and "record" not in public
     assert nonce.group(1) not in public and "{c4}" not in public
 
     conf, note_b = move(bob, alice, note, "Nb8-c6")
+    assert digest.group(1) in body_of(conf)
     # A rejected move: the bishop is in hyperspace; only alice hears of it, with her board.
     alice.reply(note_b, "Bf1-c4")
     rejected = alice.next_mail()

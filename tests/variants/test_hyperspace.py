@@ -364,7 +364,9 @@ def test_commitment_digest_and_what_the_public_sees() -> None:
     public = [n.text for n in notes if n.to is None]
     owner = [n.text for n in notes if n.to is Seat.WHITE]
     referee = [n.text for n in notes if n.to is Audience.REFEREE]
-    assert len(public) == 1 and digest in public[0] and "Bc1@3" in public[0]
+    # The digest is published once it binds (after Black's move): before, nothing public may depend
+    # on whether a square is recorded yet.
+    assert len(public) == 1 and digest not in public[0] and "Bc1@3" in public[0] and "record" not in public[0]
     for text in (*owner, *referee):
         assert string in text and digest in text and NONCE in text and "f4" in text
     leaks = ("{f4}", NONCE, string)
@@ -372,7 +374,8 @@ def test_commitment_digest_and_what_the_public_sees() -> None:
                      view_text(state, Audience.PUBLIC)]
     for text in seen_by_black:
         assert not any(leak in text for leak in leaks)
-    assert digest in view_text(state, Audience.PUBLIC)
+    assert digest not in view_text(state, Audience.PUBLIC)
+    assert digest in view_text(play("Ng8-f6", state=state)[0], Audience.PUBLIC)
     assert set(ENGINE.secrets(state)[Seat.WHITE]) == {NONCE, string, "{f4}"}
     assert ENGINE.secrets(state)[Seat.BLACK] == ()
     assert "f4" in "\n".join(ENGINE.view(state, Seat.WHITE).private)
@@ -403,7 +406,7 @@ def test_private_form_and_seal() -> None:
 
 def test_secret_sent_separately_before_the_opponent_moves() -> None:
     state, transitions = play("Bc1@3")
-    assert "not recorded yet" in transitions[0].notes[0].text
+    assert not any("record" in n.text for n in transitions[0].notes if n.to is None)
     assert any("secret 1 Bc1 SQUARE" in n.text for n in transitions[0].notes if n.to is Seat.WHITE)
     with pytest.raises(InvalidMoveError, match="cannot return to light square f5"):
         ENGINE.attach_secret(state, Seat.WHITE, "secret 1 Bc1 f5", NONCE)
@@ -414,9 +417,8 @@ def test_secret_sent_separately_before_the_opponent_moves() -> None:
     attached = ENGINE.attach_secret(state, Seat.WHITE, "secret 1 Bc1 f4", NONCE)
     string = f"hyperspace-chess/1|white|Bc1@3|turn=5|square=f4|nonce={NONCE}"
     digest = hashlib.sha256(string.encode()).hexdigest()
-    assert {n.to for n in attached.notes} == {None, Seat.WHITE, Audience.REFEREE}
+    assert {n.to for n in attached.notes} == {Seat.WHITE, Audience.REFEREE}  # Black hears nothing of it
     assert all(digest in n.text for n in attached.notes)
-    assert not any(string in n.text or NONCE in n.text for n in attached.notes if n.to is None)
     with pytest.raises(IllegalMoveError, match="already recorded"):
         ENGINE.attach_secret(attached.state, Seat.WHITE, "secret 1 Bc1 e3", NONCE)
     state, transitions = play("a6", "a3", "b6", "a4", "c6", "a5", "d6", "h3", state=attached.state)
@@ -427,10 +429,14 @@ def test_secret_too_late_means_forfeit() -> None:
     state, _ = play("Bc1@1", "Pa7-a6")
     with pytest.raises(IllegalMoveError, match="too late"):
         ENGINE.attach_secret(state, Seat.WHITE, "secret 1 Bc1 f4", NONCE)
-    assert any("forfeited at its return" in line for line in ENGINE.view(state, Audience.PUBLIC).status)
+    # The public sees a commitment (to "square=none"), as for a recorded square: no hint of the forfeit.
+    none = hashlib.sha256(f"hyperspace-chess/1|white|Bc1@1|turn=3|square=none|nonce={NONCE}".encode()).hexdigest()
+    public_status = "\n".join(ENGINE.view(state, Audience.PUBLIC).status)
+    assert f"commitment {none}" in public_status and "forfeit" not in public_status and "record" not in public_status
     state, transitions = play("Pa2-a3", "Pb7-b6", "Pa3-a4", state=state)
     assert transitions[-1].record == "Pa3-a4 &Bc1!forfeited"
     assert "forfeited" in transitions[-1].notes[0].text
+    assert none in transitions[-1].notes[1].text and "square=none" in transitions[-1].notes[1].text
     assert piece(state, "c1") is None and state.pool == ()
 
 

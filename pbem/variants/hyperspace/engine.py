@@ -134,24 +134,24 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     # -- commitments ------------------------------------------------------------------------------
 
     def _declaration_notes(self, entry: PoolEntry) -> list[Note]:
+        """The public part says nothing about the return square, not even whether one is recorded yet
+        (the commitment is published once it binds, after the opponent's next move); the owner gets the
+        receipt, or the reminder to record the square before the opponent moves."""
         who = side_title(entry.seat)
         turns = "turn" if entry.delay == 1 else "turns"
         public = (f"{who}'s {entry.name} entered hyperspace for {entry.delay} full {turns} ({entry.public}); "
-                  f"it returns at the end of {who}'s turn {entry.returns}.")
-        commitment, digest = entry.commitment(), entry.digest()
-        if commitment is None or entry.square is None:
+                  f"it returns at the end of {who}'s turn {entry.returns}. Its commitment is published "
+                  f"when {side_title(entry.seat.other)} has moved.")
+        if entry.square is None:
             return [
-                Note(f"{public} Its return square is not recorded yet.", None),
+                Note(public, None),
                 Note(f"No return square recorded for {entry.public}: send 'secret {entry.declared} "
                      f"{entry.piece}{entry.from_square} SQUARE' before {side_title(entry.seat.other)} moves, "
                      f"or the {PIECE_NAMES[entry.piece]} is forfeited at its return.", entry.seat),
                 Note(f"{who} {entry.public}: no return square recorded yet; "
                      f"returns at the end of {who}'s turn {entry.returns}.", Audience.REFEREE),
             ]
-        return [
-            Note(f"{public} Commitment (SHA-256): {digest}", None),
-            *self._receipts(entry),
-        ]
+        return [Note(public, None), *self._receipts(entry)]
 
     def _receipts(self, entry: PoolEntry) -> list[Note]:
         assert entry.square is not None
@@ -170,8 +170,12 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         who = side_title(entry.seat)
         piece = PIECE_NAMES[entry.piece]
         if entry.square is None:
-            return [Note(f"{who}'s {entry.name} ({entry.public}) is forfeited: "
-                         "no return square was recorded in time.", None)]
+            forfeit = Note(f"{who}'s {entry.name} ({entry.public}) is forfeited: "
+                           "no return square was recorded in time.", None)
+            if not entry.nonce:
+                return [forfeit]
+            return [forfeit, Note(f"Commitment revealed: no square, nonce {entry.nonce}; "
+                                  f"commitment string {entry.commitment()} has SHA-256 {entry.digest()}", None)]
         square = entry.square.reveal()
         occupant = "" if back.occupant is None else PIECE_NAMES[back.occupant.symbol().upper()]
         text = {
@@ -226,11 +230,8 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
                                        f"{square_colour(target)} square {square}")
         new = rules.with_secret(state, entry, square, nonce)
         updated = next(e for e in new.pool if e.seat is seat and e.declared == entry.declared)
-        who = side_title(seat)
-        public = (f"{who} recorded the return square of {updated.public} (returns at the end of {who}'s turn "
-                  f"{updated.returns}). Commitment (SHA-256): {updated.digest()}")
-        return Transition(new, f"{updated.public} commitment {updated.digest()}",
-                          (Note(public, None), *self._receipts(updated)))
+        # Only the owner (and the referee) hear of it: no mail to anyone else says a square was recorded.
+        return Transition(new, "", tuple(self._receipts(updated)))
 
     def secrets(self, state: HyperspaceState) -> Mapping[Seat, tuple[str, ...]]:
         found: dict[Seat, list[str]] = {Seat.WHITE: [], Seat.BLACK: []}
@@ -296,13 +297,12 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         line = f"{who} in hyperspace: {entry.public}, returns at the end of {who}'s turn {entry.returns}"
         if rules.outcome(state) is not None:
             return f"{line} (never: the game is over, ruling H9)"
-        digest = entry.digest()
-        if digest is not None:
-            return f"{line}, commitment {digest}"
         board = rules.board_of(state)
-        if _ply(board.fullmove_number, rules.seat_of(board.turn)) == _ply(entry.declared, entry.seat) + 1:
-            return f"{line}, return square not recorded yet"
-        return f"{line}, no return square recorded: forfeited at its return"
+        digest = entry.digest()
+        if digest is None or _ply(board.fullmove_number, rules.seat_of(board.turn)) <= _ply(entry.declared,
+                                                                                            entry.seat) + 1:
+            return line  # the square may still be recorded: nothing here may depend on whether it is
+        return f"{line}, commitment {digest}"
 
     def _private_line(self, entry: PoolEntry, audience: Recipient) -> str:
         owner = "your" if audience is entry.seat else f"{side_title(entry.seat)}'s"

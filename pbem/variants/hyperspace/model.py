@@ -114,9 +114,12 @@ class PoolEntry:
         return f"{PIECE_NAMES[self.piece]} from {self.from_square}"
 
     def commitment(self) -> str | None:
-        if self.square is None:
+        """The commitment string; with no square recorded, a commitment to ``square=none`` (so that the
+        public record looks the same whether or not a square was recorded); None before ``seal``."""
+        if self.square is None and not self.nonce:
             return None
-        return commitment_string(self.seat, self.public, self.returns, self.square.reveal(), self.nonce)
+        square = "none" if self.square is None else self.square.reveal()
+        return commitment_string(self.seat, self.public, self.returns, square, self.nonce)
 
     def digest(self) -> str | None:
         text = self.commitment()

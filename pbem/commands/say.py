@@ -1,0 +1,21 @@
+"""``say TEXT``: a note to the opponent, relayed in the sender's own words with the game's next mail."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pbem.app.context import Context, Result
+from pbem.app.notes import add_note
+from pbem.commands.base import SEAT
+from pbem.mail.addresses import AddressKind
+
+
+class Say:
+    name: ClassVar[str] = "say"
+    aliases: ClassVar[tuple[str, ...]] = ()
+    usage: ClassVar[str] = "say TEXT   (several 'say' lines in one mail make one note)"
+    summary: ClassVar[str] = "a note to your opponent, sent with your move or on its own (500 characters, 10 a day)"
+    scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
+
+    def run(self, ctx: Context, args: list[str]) -> Result:
+        return add_note(ctx, " ".join(args))
