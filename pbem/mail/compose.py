@@ -210,7 +210,21 @@ def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Messa
     message["Auto-Submitted"] = auto_submitted
     message["X-Auto-Response-Suppress"] = "All"
     message["Precedence"] = "bulk" if auto_submitted == "auto-generated" else "auto_reply"
+    _settle_part_headers(message)
     return message
+
+
+def _settle_part_headers(message: Message) -> None:
+    """Mark the MIME headers the email package wrote itself (Content-Type, Content-ID, ...) as folded.
+
+    They are short ASCII lines already; left as plain strings, the SMTP policy would parse each one
+    into a structured header and fold it again, in every part, whenever the mail is written.
+    """
+    for part in message.walk():
+        for name, value in part.items():
+            if isinstance(value, str) and not isinstance(value, _Folded) and value.isascii() and "\n" not in value \
+                    and len(name) + 2 + len(value) <= _FOLD:
+                part.replace_header(name, _Folded(name, [value]))
 
 
 def _text_part(text: str, subtype: str) -> MIMEText:
