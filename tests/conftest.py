@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.clock import FakeTime
 from tests.helpers.harness import Harness
 from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 
@@ -31,3 +32,9 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
     url = fresh_postgres_url()
     yield url
     drop_postgres(url)
+
+
+@pytest.fixture
+def time() -> FakeTime:
+    """The injected clock of the deadline, seek and fair-start tests, at T0 until a test moves it."""
+    return FakeTime()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,44 +12,28 @@ from pbem.engine.base import Seat
 from pbem.store.event_models import Rating
 from pbem.store.models import Game
 from pbem.sweep import Sweeper
+from tests.helpers.clock import FakeTime, make_pipe
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, begin_game
 
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 FAIR = {"PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE": "yes"}
 
 
-class FakeTime:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def at(self, days: float) -> None:
-        self.now = T0 + timedelta(days=days)
 
 
-@pytest.fixture
-def time() -> FakeTime:
-    return FakeTime()
 
 
-def make(tmp_path: Path, time: FakeTime, **settings: str) -> Iterator[Pipeline]:
-    pipe = Pipeline(tmp_path, now=time, **settings)
-    yield pipe
-    pipe.close()
 
 
 @pytest.fixture
 def fair(tmp_path: Path, time: FakeTime) -> Iterator[Pipeline]:
-    yield from make(tmp_path, time, **FAIR)
+    yield from make_pipe(tmp_path, time, **FAIR)
 
 
 @pytest.fixture
 def pipe(tmp_path: Path, time: FakeTime) -> Iterator[Pipeline]:
-    yield from make(tmp_path, time)
+    yield from make_pipe(tmp_path, time)
 
 
 def sweep_at(pipe: Pipeline, time: FakeTime, days: float) -> dict[str, str]:
@@ -102,7 +85,7 @@ def test_after_both_first_moves_the_loss_on_time_stands_and_is_rated(fair: Pipel
 
 
 def test_with_the_setting_off_a_missing_first_move_still_loses(tmp_path: Path, time: FakeTime) -> None:
-    for pipe in make(tmp_path, time, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false"):
+    for pipe in make_pipe(tmp_path, time, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false"):
         begin_game(pipe, "days 2")
         found = sweep_at(pipe, time, 2.0)
         assert "alice lost on time" in found[BOB] and games(pipe)[0].result == "0-1"
@@ -141,7 +124,7 @@ def test_a_rematch_keeps_the_game_unrated(pipe: Pipeline) -> None:
 
 
 def test_the_late_notice_says_the_game_will_be_aborted(tmp_path: Path, time: FakeTime) -> None:
-    for pipe in make(tmp_path, time, PBEM_GAMES_GRACE_DAYS="1", **FAIR):
+    for pipe in make_pipe(tmp_path, time, PBEM_GAMES_GRACE_DAYS="1", **FAIR):
         begin_game(pipe, "days 2")
         late = sweep_at(pipe, time, 2.0)
         assert "move by Wed 4 Mar 12:00 UTC or the game is aborted." in late[ALICE]

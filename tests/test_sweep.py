@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -11,35 +11,10 @@ from sqlmodel import select
 
 from pbem.store.models import Game
 from pbem.sweep import Sweeper
+from tests.helpers.clock import T0, FakeTime, make_pipe
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, begin_game
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-class FakeTime:
-    """The injected clock: tests move it by hand."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def at(self, days: float) -> None:
-        self.now = T0 + timedelta(days=days)
-
-
-@pytest.fixture
-def time() -> FakeTime:
-    return FakeTime()
-
-
-def make_pipe(tmp_path: Path, time: FakeTime, **settings: str) -> Iterator[Pipeline]:
-    pipe = Pipeline(tmp_path, now=time, **settings)
-    yield pipe
-    pipe.close()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -11,27 +10,10 @@ from sqlmodel import select
 
 from pbem.store.event_models import Rating
 from pbem.store.models import Challenge, Game
+from tests.helpers.clock import FakeTime
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, CAROL, register
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-class FakeTime:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def at(self, days: float) -> None:
-        self.now = T0 + timedelta(days=days)
-
-
-@pytest.fixture
-def time() -> FakeTime:
-    return FakeTime()
 
 
 @pytest.fixture
