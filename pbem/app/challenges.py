@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.app.clocks import control_of
-from pbem.app.context import Context, Result
+from pbem.app.context import CommandError, Context, Result
+from pbem.app.game_options import split_options
 from pbem.engine.base import Variant
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
+from pbem.variants import UnknownVariantError, get_variant
 
-__all__ = ["issue_challenge"]
+__all__ = ["check_options", "issue_challenge", "variant_named"]
 
 
 def issue_challenge(ctx: Context, account: Account, opponent: Account | None, engine: Variant[Any, Any], email: str,
@@ -41,3 +43,20 @@ def issue_challenge(ctx: Context, account: Account, opponent: Account | None, en
             reply_to=ctx.services.addresses.invitation(challenge.id), auto_submitted="auto-generated"))
         target = f"{challenge.opponent_email} (invited: not registered yet)"
     return Result(render("player/challenge_sent.txt", challenge=challenge, target=target, **terms))
+
+
+def variant_named(name: str) -> Variant[Any, Any]:
+    """The engine of variant ``name`` (key or alias), or a CommandError naming the known ones."""
+    try:
+        return get_variant(name)
+    except UnknownVariantError as error:
+        raise CommandError(str(error)) from error
+
+
+def check_options(engine: Variant[Any, Any], options: dict[str, Any]) -> None:
+    """Refuse bad game options now rather than when the challenge is accepted."""
+    try:
+        rules, _ = split_options(options)
+        get_variant(engine.key, rules).setup()  # the variant's own options are validated at setup
+    except ValueError as error:
+        raise CommandError(f"bad option for {engine.title}: {error}") from error

@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pbem.app.accounts import find_account
-from pbem.app.challenges import issue_challenge
+from pbem.app.challenges import check_options, issue_challenge, variant_named
 from pbem.app.context import CommandError, Context, Result
-from pbem.app.game_options import split_options
 from pbem.clock import ClockError, TimeControl
 from pbem.commands.base import IDENTIFIED
 from pbem.mail.addresses import AddressKind
-from pbem.variants import UnknownVariantError, get_variant
 
 COLOURS = ("white", "black", "random")
 
@@ -66,16 +64,9 @@ class ChallengeCommand:
         if len(args) < 2:
             raise CommandError(f"usage: {self.usage}")
         who, variant_name, *rest = args
-        try:
-            engine = get_variant(variant_name)
-        except UnknownVariantError as error:
-            raise CommandError(str(error)) from error
+        engine = variant_named(variant_name)
         colour, time_control, options = parse_terms(rest)
-        try:
-            rules, _settings = split_options(options)
-            get_variant(variant_name, rules).setup()  # refuses unknown or bad options now rather than at accept
-        except ValueError as error:
-            raise CommandError(f"bad option for {engine.title}: {error}") from error
+        check_options(engine, options)
         opponent = find_account(ctx, who)
         if opponent is None and "@" not in who:
             raise CommandError(f"no player with the handle {who!r}; give an email address to invite someone")

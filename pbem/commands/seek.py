@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pbem.app.challenges import check_options, variant_named
 from pbem.app.context import CommandError, Context, Result
-from pbem.app.game_options import split_options
 from pbem.app.seeks import list_seeks, post_seek, withdraw_seek
 from pbem.commands.base import ANYWHERE, IDENTIFIED
 from pbem.commands.challenge import parse_terms
 from pbem.mail.addresses import AddressKind
-from pbem.variants import UnknownVariantError, get_variant
 
 
 def _number(args: list[str], usage: str) -> int:
@@ -50,17 +49,10 @@ class Seek:
         if args[0].lower() == "withdraw":
             return withdraw_seek(ctx, account, _number(args[1:], "seek withdraw N"))
         variant_name, *rest = args
-        try:
-            engine = get_variant(variant_name)
-        except UnknownVariantError as error:
-            raise CommandError(str(error)) from error
+        engine = variant_named(variant_name)
         rest, rating_range = _rating_range(rest)
         colour, time_control, options = parse_terms(rest)
-        try:
-            rules, _settings = split_options(options)
-            get_variant(variant_name, rules).setup()  # refuses unknown or bad options now rather than at accept
-        except ValueError as error:
-            raise CommandError(f"bad option for {engine.title}: {error}") from error
+        check_options(engine, options)
         return post_seek(ctx, account, engine, colour, time_control, options, rating_range)
 
 
