@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers.clock import FakeTime
 from tests.helpers.harness import Harness
-from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
+from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
 
 
 @pytest.fixture
@@ -38,3 +38,12 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
 def time() -> FakeTime:
     """The injected clock of the deadline, seek and fair-start tests, at T0 until a test moves it."""
     return FakeTime()
+
+
+@pytest.fixture
+def pipe(tmp_path: Path) -> Iterator[Pipeline]:
+    """The worker and outbox on a SQLite file, mails in as bytes (modules that need another database or an
+    injected clock define their own ``pipe``)."""
+    p = Pipeline(tmp_path)
+    yield p
+    p.close()

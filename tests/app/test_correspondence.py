@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlmodel import select
@@ -12,16 +10,7 @@ from sqlmodel import select
 from pbem.store.models import Game, MoveRecord
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
-from tests.helpers.players import ALICE, BOB, begin_game, register
-
-CAROL = "carol@players.example"
-
-
-@pytest.fixture
-def pipe(tmp_path: Path) -> Iterator[Pipeline]:
-    p = Pipeline(tmp_path)
-    yield p
-    p.close()
+from tests.helpers.players import ALICE, BOB, CAROL, begin_game, register
 
 
 def start(pipe: Pipeline, terms: str = "") -> tuple[str, str]:

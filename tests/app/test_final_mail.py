@@ -4,11 +4,8 @@ record file and the game's GIF attached, each mail under 100 KB."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from email.message import EmailMessage
-from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from tests.helpers.harness import body_of
@@ -17,12 +14,6 @@ from tests.helpers.players import ALICE, BOB, CAROL, register, started_game
 
 MOVES = ["Pe2-e4", "Pe7-e5", "Ng1-f3", "Nb8-c6", "Bf1-c4", "Ng8-f6"]
 
-
-@pytest.fixture
-def pipe(tmp_path: Path) -> Iterator[Pipeline]:
-    p = Pipeline(tmp_path)
-    yield p
-    p.close()
 
 
 def attachments(message: EmailMessage) -> dict[str, bytes]:

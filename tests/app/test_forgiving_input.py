@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,12 +16,6 @@ from tests.helpers.players import ALICE, BOB, begin_game, only_mail, register
 
 STRANGER = "stranger@players.example"
 
-
-@pytest.fixture
-def pipe(tmp_path: Path) -> Iterator[Pipeline]:
-    p = Pipeline(tmp_path)
-    yield p
-    p.close()
 
 
 def game_status(pipe: Pipeline) -> str:

@@ -29,12 +29,6 @@ def game_number(message: EmailMessage) -> int:
 # -- Swiss, 6 players, 3 rounds, through the mail pipeline ------------------------------------
 
 
-@pytest.fixture
-def pipe(tmp_path: Path) -> Iterator[Pipeline]:
-    p = Pipeline(tmp_path)
-    yield p
-    p.close()
-
 
 def strength(handle: str) -> int:
     return int(handle[1:])
