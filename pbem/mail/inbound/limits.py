@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from email import policy
 from email.headerregistry import BaseHeader, HeaderRegistry
+from functools import lru_cache
 
 __all__ = ["MAX_PARSED_HEADER", "POLICY", "bound_parts"]
 
@@ -23,7 +24,13 @@ class _BoundedHeaderRegistry(HeaderRegistry):
     disposition) comes first; From never reaches it when long (see headers.parse_from)."""
 
     def __call__(self, name: str, value: str) -> BaseHeader:
-        return super().__call__(name, value[:MAX_PARSED_HEADER])
+        return self._parsed(name, value[:MAX_PARSED_HEADER])
+
+    # The email package parses a header again each time it is read (a Content-Type five times per
+    # part); the parsed headers are immutable strings, so one parse per distinct value serves all.
+    @lru_cache(maxsize=512)  # noqa: B019  # the registry is a module-level singleton
+    def _parsed(self, name: str, value: str) -> BaseHeader:
+        return super().__call__(name, value)
 
 
 POLICY = policy.default.clone(header_factory=_BoundedHeaderRegistry())
