@@ -1,4 +1,5 @@
-"""The sweep: reminders, late notices, losses on time (or aborts) and vacation ends, applied idempotently.
+"""The sweep: reminders, late notices, losses on time (or aborts), vacation ends and daily digests, applied
+idempotently.
 
 Everything the sweep needs lives in the database (each game's clock and
 ``next_event_at``), so a sweep can run at any moment, twice, or late after
@@ -17,15 +18,17 @@ from sqlmodel import col, func, select
 
 from pbem.app.clocks import clock_of, control_of, grace, resume_clocks, store_clock
 from pbem.app.context import Context, Services
+from pbem.app.digest import digest_mail
 from pbem.app.game_mail import board_block, final_mail, game_mail
 from pbem.app.game_state import engine_for, handles
 from pbem.app.games import end_without_move, game_over
 from pbem.app.news import when
 from pbem.app.secrecy import queue_outgoing
+from pbem.app.settings import digest_reader, next_digest_time
 from pbem.clock import Clock, duration, reminder_points
 from pbem.engine.base import Outcome, Seat
 from pbem.store.db import Database
-from pbem.store.models import Account, Game, MoveRecord
+from pbem.store.models import Account, DigestItem, Game, MoveRecord
 from pbem.store.vocabulary import GameStatus
 
 __all__ = ["Sweeper"]
@@ -44,6 +47,7 @@ class Sweeper:
         """Apply everything due now; returns how many games or accounts it changed."""
         now = self.services.now()
         changed = self._end_vacations(now)
+        changed += self._send_digests(now)
         with self.db.read() as session:
             rows = session.exec(select(Game.id).where(Game.status == GameStatus.ACTIVE,
                                                       col(Game.next_event_at) <= now))
@@ -56,12 +60,13 @@ class Sweeper:
         return changed
 
     def next_event(self) -> datetime | None:
-        """When the next sweep has work: the earliest game event or vacation end."""
+        """When the next sweep has work: the earliest game event, vacation end or digest."""
         with self.db.read() as session:
             active = Game.status == GameStatus.ACTIVE
             game_event = session.exec(select(func.min(Game.next_event_at)).where(active)).one()
             vacation_end = session.exec(select(func.min(Account.vacation_until))).one()
-        moments = [m for m in (game_event, vacation_end) if m is not None]
+            digest = session.exec(select(func.min(Account.next_digest_at))).one()
+        moments = [m for m in (game_event, vacation_end, digest) if m is not None]
         return min(moments) if moments else None
 
     # -- games -----------------------------------------------------------------------------
@@ -121,7 +126,7 @@ class Sweeper:
         left = duration((deadline - now).total_seconds())
         headline = f"Reminder: your move in game {game.id}; deadline {when(deadline)} ({left} left)."
         ctx.send(game_mail(ctx, game, seat, "player/reminder.txt", headline=headline, left=left,
-                           board=board_block(game, self._state(game), seat)))
+                           board=board_block(ctx, game, self._state(game), seat)))
 
     def _late_notice(self, ctx: Context, game: Game, seat: Seat, forfeit_at: datetime) -> None:
         names = handles(ctx, game)
@@ -137,7 +142,7 @@ class Sweeper:
                 headline = f"{names[seat]}'s time is up in game {game.id}; no move by {when(forfeit_at)} wins you it."
             ctx.send(game_mail(ctx, game, recipient, "player/late.txt", headline=headline, late=seat,
                                forfeit_at=forfeit_at.strftime("%Y-%m-%d %H:%M UTC"),
-                               board=board_block(game, self._state(game), recipient)))
+                               board=board_block(ctx, game, self._state(game), recipient)))
 
     def _lose_on_time(self, ctx: Context, game: Game, clock: Clock, seat: Seat) -> None:
         names = handles(ctx, game)
@@ -178,3 +183,33 @@ class Sweeper:
                 resume_clocks(ctx, account, now)
                 queue_outgoing(ctx)
         return len(ended)
+
+    # -- digests ---------------------------------------------------------------------------
+
+    def _send_digests(self, now: datetime) -> int:
+        """Each digest due: one mail (if there is anything to tell), the held items gone, the next one set."""
+        with self.db.read() as session:
+            due = list(session.exec(select(Account.id).where(col(Account.next_digest_at) <= now)))
+        for account_id in due:
+            try:
+                with self.db.transaction() as session:
+                    account = session.exec(self.db.locked(select(Account).where(Account.id == account_id))).first()
+                    if account is None or account.next_digest_at is None or account.next_digest_at > now:
+                        continue  # another sweep sent it
+                    ctx = Context(session=session, services=self.services)
+                    ctx.accounts[account.id or 0] = account
+                    held = session.exec(select(DigestItem.id).where(DigestItem.account_id == account_id)).first()
+                    # A player back to 'each' gets a last digest only if something was held for them.
+                    mail = digest_mail(ctx, account) if digest_reader(account) or held is not None else None
+                    if mail is not None:
+                        ctx.send(mail)
+                    for item in session.exec(select(DigestItem).where(DigestItem.account_id == account_id)):
+                        session.delete(item)
+                    account.last_digest_at = now
+                    account.next_digest_at = next_digest_time(account, now) if digest_reader(account) else None
+                    session.add(account)
+                    queue_outgoing(ctx)
+                    log.info("digest for account %s: %s", account_id, "sent" if mail else "nothing to tell")
+            except Exception:  # logged and retried by the next sweep; the others still go
+                log.exception("digest for account %s failed", account_id)
+        return len(due)

@@ -20,6 +20,7 @@ from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
+from pbem.app.settings import white_bottom_for
 from pbem.app.text import preview
 from pbem.commands.base import Command
 from pbem.commands.move import Move
@@ -368,7 +369,8 @@ class Worker:
         of it: like the opponent's, it gets the final picture, the HTML part, the record and the GIF.
         Other replies are results and stay plain text (the opponent's mail carries the picture)."""
         source = html_source(game, engine_for(game).load(game.state), seat, self.services.addresses.domain,
-                             clock_lines(ctx, game, handles(ctx, game)), records(ctx, game))
+                             clock_lines(ctx, game, handles(ctx, game)), records(ctx, game),
+                             white_bottom=white_bottom_for(ctx, game, seat))
         if source.diagram.strip() and source.diagram.strip() in reply.body:
             reply.html_source = source
         reply.attachments = final_attachments(ctx, game)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from pbem.app.signals import Signals
 from pbem.config import Config
@@ -86,6 +86,19 @@ class Context:
                 return None
             self.accounts[account_id] = found
         return self.accounts[account_id]
+
+    def account_by_email(self, email: str) -> Account | None:
+        """The account registered with ``email`` (a mail's recipient), if any; loaded ones first."""
+        wanted = email.lower()
+        for account in self.accounts.values():
+            if account.email.lower() == wanted:
+                return account
+        with self.session.no_autoflush:
+            # Addresses are stored lower-case (pbem.app.accounts.create_account).
+            found = self.session.exec(select(Account).where(Account.email == wanted)).first()
+        if found is not None and found.id is not None:
+            self.accounts[found.id] = found
+        return found
 
     def send(self, mail: Outgoing) -> None:
         self.outgoing.append(mail)

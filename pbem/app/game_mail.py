@@ -14,6 +14,7 @@ from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.news import result_news
 from pbem.app.records import mail_movetext
+from pbem.app.settings import white_bottom_for
 from pbem.app.text import preview
 from pbem.engine.base import Audience, Note, Outcome, Seat
 from pbem.mail.compose import Outgoing
@@ -58,9 +59,9 @@ def deadline_text(deadline: datetime | None) -> str:
 _TO_MOVE = re.compile(r"^(White|Black) to move\b")
 
 
-def board_block(game: Game, state: Any, audience: Seat | Audience) -> str:
-    """The diagram and status lines of ``state`` as ``audience`` may see them."""
-    view = engine_for(game).view(state, audience, picture=False)
+def board_block(ctx: Context, game: Game, state: Any, audience: Seat | Audience) -> str:
+    """The diagram and status lines of ``state`` as ``audience`` may see them (turned as they like it)."""
+    view = engine_for(game).view(state, audience, picture=False, white_bottom=white_bottom_for(ctx, game, audience))
     if game.status != "active" and game.result:
         status = [line for line in view.status if not _TO_MOVE.match(line)]
         view = dataclasses.replace(view, status=(f"Final position: {game.result} ({game.reason}).", *status))
@@ -69,6 +70,10 @@ def board_block(game: Game, state: Any, audience: Seat | Audience) -> str:
 
 def notes_for(notes: tuple[Note, ...], audience: Seat | Audience) -> list[str]:
     return [note.text for note in notes if note.to is None or note.to == audience]
+
+
+#: Game mails that go at once to a player who reads a digest: a game's start and end, and deadlines.
+_AT_ONCE = frozenset({"player/game_started.txt", "player/final.txt", "player/reminder.txt", "player/late.txt"})
 
 
 def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str, **context: Any) -> Outgoing:
@@ -98,15 +103,17 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str
         auto_submitted="auto-generated",
         game_id=game.id,
         html_source=html_source(game, state, seat, ctx.services.addresses.domain, clock,
-                                records(ctx, game) if finished else ()),
+                                records(ctx, game) if finished else (),
+                                white_bottom=white_bottom_for(ctx, game, seat)),
         attachments=final_attachments(ctx, game) if finished else (),
+        digestible=not finished and template not in _AT_ONCE,
     )
 
 
 def final_text(ctx: Context, game: Game, state: Any, audience: Seat | Audience) -> str:
     """The end of a game as the final mail shows it: result, players, final position, whole record."""
     names = handles(ctx, game)
-    return render("player/game_over.txt", game=game, handles=names, board=board_block(game, state, audience),
+    return render("player/game_over.txt", game=game, handles=names, board=board_block(ctx, game, state, audience),
                   record=mail_movetext(game, records(ctx, game)))
 
 

@@ -83,9 +83,9 @@ def move_rows(moves: Sequence[MoveRecord]) -> tuple[tuple[str, str, str], ...]:
 
 
 def html_source(game: Game, state: Any, audience: Recipient, domain: str, clock: Sequence[str] = (),
-                moves: Sequence[MoveRecord] = (), highlight: bool = True) -> HtmlSource:
+                moves: Sequence[MoveRecord] = (), highlight: bool = True, white_bottom: bool = False) -> HtmlSource:
     """What the HTML part of a game mail to ``audience`` shows: its picture, the diagram, clock and moves."""
-    view = engine_for(game).view(state, audience, highlights_of(game) if highlight else ())
+    view = engine_for(game).view(state, audience, highlights_of(game) if highlight else (), white_bottom=white_bottom)
     picture = _picture(game, view, f"board.{uuid.uuid4().hex}@{domain}")
     return HtmlSource(picture.image if picture else None, (picture.width, picture.height) if picture else (0, 0),
                       view.diagram, tuple(clock), move_rows(moves))

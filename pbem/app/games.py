@@ -86,7 +86,7 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
         headline = (f"Game {game.id} has started: you play {seat} against {names[seat.other]}. "
                     f"{turn_news(names, seat, to_move, game.deadline)}")
         ctx.send(game_mail(ctx, game, seat, "player/game_started.txt", headline=headline,
-                           board=board_block(game, state, seat), to_move=to_move,
+                           board=board_block(ctx, game, state, seat), to_move=to_move,
                            time_control=control_of(ctx.services.config, game.time_control).describe(),
                            public=ctx.services.addresses.public))
     return game
@@ -99,10 +99,10 @@ def _guard(line: str) -> tuple[str, int | None]:
     return line[: match.start()].strip(), int(match.group(1))
 
 
-def refusal(game: Game, state: Any, seat: Seat, reason: str, hint: str = "") -> Result:
+def refusal(ctx: Context, game: Game, state: Any, seat: Seat, reason: str, hint: str = "") -> Result:
     """A rejected move: why (and a hint, if any), and the board as the sender sees it."""
     explained = f"{reason}\n{hint}" if hint else reason
-    return Result(f"Not played: {explained}\n\n{board_block(game, state, seat)}", ok=False,
+    return Result(f"Not played: {explained}\n\n{board_block(ctx, game, state, seat)}", ok=False,
                   headline=f"Your move was not played: {reason}.")
 
 
@@ -115,16 +115,16 @@ def play_move(ctx: Context, line: str) -> Result:
     to_move = engine.to_act(state)
     number = engine.move_number(state)
     if to_move is not seat:
-        return refusal(game, state, seat, f"it is not your move; {to_move} is to play move {number}")
+        return refusal(ctx, game, state, seat, f"it is not your move; {to_move} is to play move {number}")
     if guard is not None and guard != number:
-        return refusal(game, state, seat, f"the move is guarded by #{guard}, but this is move {number}")
+        return refusal(ctx, game, state, seat, f"the move is guarded by #{guard}, but this is move {number}")
     try:
         action = engine.parse_action(state, text)
         action = seal_action(engine, state, action, ctx.services.new_nonce())
         transition = engine.apply(state, action)
     except MoveError as error:
         hint = foreign_notation_hint(engine, state, text) if isinstance(error, InvalidMoveError) else ""
-        return refusal(game, state, seat, str(error), hint)
+        return refusal(ctx, game, state, seat, str(error), hint)
     return _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action))
 
 
@@ -188,7 +188,7 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
     reply, news = conditionals.respond(game, opponent, canonical) if outcome is None else (None, [])
     followed.lines.extend(news)
     text = render("player/move_played.txt", game=game, played=played, outcome=outcome,
-                  notes=notes_for(transition.notes, seat), board=board_block(game, state, seat),
+                  notes=notes_for(transition.notes, seat), board=board_block(ctx, game, state, seat),
                   deadline=deadline_text(game.deadline), handles=names, seat=seat,
                   final=final_text(ctx, game, state, seat) if outcome is not None else "")
     headline = f"You played {played}. " + (result_news(outcome, names, seat) if outcome is not None
@@ -214,7 +214,7 @@ def _store_turn(ctx: Context, game: Game, seat: Seat, number: int, transition: T
     game.ply += 1
     game.state = engine.dump(state)
     ctx.session.add(MoveRecord(game_id=game.id, ply=game.ply, seat=seat.value, move_number=number,
-                               record=transition.record, state_after=game.state))
+                               record=transition.record, state_after=game.state, played_at=ctx.services.now()))
     game.version += 1
     game.updated_at = ctx.services.now()
     if game.draw_offer == seat.other.value:
@@ -257,7 +257,7 @@ def _opponent_mail(ctx: Context, game: Game, mover: Seat, played: str, notes: li
     if standalone is not None and game.draw_offer == mover.value:
         ctx.outgoing = [mail for mail in ctx.outgoing if mail is not standalone]
     return game_mail(ctx, game, reader, "player/opponent_moved.txt", headline=headline, played=played,
-                     notes=[*notes, *followed.lines], outcome=outcome, board=board_block(game, state, reader),
+                     notes=[*notes, *followed.lines], outcome=outcome, board=board_block(ctx, game, state, reader),
                      final=final_text(ctx, game, state, reader) if outcome is not None else "")
 
 

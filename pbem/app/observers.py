@@ -14,6 +14,7 @@ from pbem.app.game_options import game_option
 from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, records
 from pbem.app.news import result_news, turn_news
+from pbem.app.settings import setting
 from pbem.engine.base import Audience, Outcome, Seat
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
@@ -52,7 +53,7 @@ def notify_observers(ctx: Context, game: Game) -> None:
                                                     MoveRecord.ply == visible_ply)).first()
     last = f"{move_label(row.move_number, Seat(row.seat))} {row.record}" if row else ""
     state = observer_state(ctx, game)
-    board = board_block(game, state, Audience.PUBLIC)
+    board = board_block(ctx, game, state, Audience.PUBLIC)
     names = handles(ctx, game)
     root = thread_root(ctx, game)
     played = f"{names[Seat(row.seat)]} played {last}" if row else "no move yet"
@@ -62,6 +63,8 @@ def notify_observers(ctx: Context, game: Game) -> None:
         account = ctx.account_by_id(observation.account_id)
         if account is None or account.id is None:
             continue
+        if game.status == GameStatus.ACTIVE and setting(account, "notify-observed") == "end":
+            continue  # this observer asked for the result only
         body = render("player/observer.txt", game=game, handles=names, last=last, board=board, delay=delay,
                       title=engine_for(game).title, headline=headline, final=final)
         clock = clock_lines(ctx, game, names) if not delay else []

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pbem.app.context import Context
+from pbem.app.digest import hold
 from pbem.app.game_state import engine_for, player_id
+from pbem.app.settings import digest_reader, for_reader
 from pbem.app.text import tidy
 from pbem.engine.capabilities import secrets_of
 from pbem.mail.compose import HtmlSource, Outgoing
@@ -46,9 +48,16 @@ def with_html(mail: Outgoing, source: HtmlSource) -> None:
 
 
 def queue_outgoing(ctx: Context) -> None:
-    """Tidy every outgoing mail of ``ctx``, scan it for secrets its recipient may not read, then queue it."""
+    """Fit every outgoing mail of ``ctx`` to its reader's settings (or hold it for their digest), tidy it,
+    scan it for secrets its recipient may not read, then queue it."""
     secrets = secrets_by_owner(ctx)
+    now = ctx.services.now()
     for mail in ctx.outgoing:
+        reader = ctx.account_by_email(mail.to)
+        if reader is not None and mail.digestible and digest_reader(reader):
+            hold(ctx, reader, mail)
+            continue
+        for_reader(mail, reader, now)
         mail.body = tidy(mail.body)  # every text part within 78 columns, whoever wrote it
         if mail.html_source is not None:
             with_html(mail, mail.html_source)

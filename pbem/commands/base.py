@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, runtime_checkable
 
 from pbem.app.context import Context, Result
 from pbem.mail.addresses import AddressKind
 
-__all__ = ["ANYWHERE", "IDENTIFIED", "INVITATION", "PERSONAL", "PUBLIC", "SEAT", "Command"]
+__all__ = ["ANYWHERE", "IDENTIFIED", "INVITATION", "PERSONAL", "PUBLIC", "SEAT", "Command", "Documented"]
 
 #: Where a command may be sent: the kinds of address of pbem.mail.addresses.
 PUBLIC, PERSONAL, SEAT, INVITATION = AddressKind.PUBLIC, AddressKind.PERSONAL, AddressKind.SEAT, AddressKind.INVITATION
@@ -25,3 +25,10 @@ class Command(Protocol):
     scopes: ClassVar[frozenset[AddressKind]]
 
     def run(self, ctx: Context, args: list[str]) -> Result: ...
+
+
+@runtime_checkable
+class Documented(Protocol):
+    """A command with more to say in ``help COMMAND`` than its usage line: what it does, with examples."""
+
+    details: ClassVar[str]

@@ -28,4 +28,4 @@ class Board:
         else:
             news = f"The position in game {game.id}. " + turn_news(handles(ctx, game), seat, engine.to_act(state),
                                                                    game.deadline)
-        return Result(board_block(game, state, seat), headline=news)
+        return Result(board_block(ctx, game, state, seat), headline=news)

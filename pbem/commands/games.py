@@ -10,6 +10,7 @@ from pbem.app.clocks import on_vacation, vacation_days_left
 from pbem.app.context import Context, Result
 from pbem.app.game_mail import deadline_text
 from pbem.app.game_state import engine_for, handles
+from pbem.app.settings import settings_lines
 from pbem.commands.base import IDENTIFIED
 from pbem.engine.base import Seat
 from pbem.events.store import rating_of
@@ -68,5 +69,6 @@ class Games:
         vacation = dict(days_left=vacation_days_left(ctx.services.config, account, now),
                         until=deadline_text(account.vacation_until) if on_vacation(account, now) else "")
         return Result(render("player/games.txt", rows=rows, offers=offers, account=account, vacation=vacation,
+                             settings=settings_lines(account),
                              ratings=[f"{title}: {elo}" + (" (provisional)" if elo.provisional else "")
                                       for title, elo in ratings]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from pbem.app.context import CommandError, Context, Result
-from pbem.commands.base import ANYWHERE
+from pbem.commands.base import ANYWHERE, Documented
 from pbem.mail.addresses import AddressKind
 from pbem.mail.render import render
 from pbem.variants import UnknownVariantError, get_variant
@@ -26,7 +26,8 @@ class Help:
         topic = args[0]
         command = lookup(topic)
         if command is not None:
-            return Result(f"{command.usage}\n    {command.summary}")
+            details = f"\n\n{command.details}" if isinstance(command, Documented) else ""
+            return Result(f"{command.usage}\n    {command.summary}{details}")
         try:
             return Result(get_variant(topic).help_text())
         except UnknownVariantError as error:

@@ -44,7 +44,7 @@ class Observe:
         delay = game_option(game.options, "observer-delay")
         state = observer_state(ctx, game)
         late = f" Observers see this game {delay} moves late." if delay else ""
-        return Result(f"You observe {subject_of(ctx, game)}.{late}\n\n{board_block(game, state, Audience.PUBLIC)}")
+        return Result(f"You observe {subject_of(ctx, game)}.{late}\n\n{board_block(ctx, game, state, Audience.PUBLIC)}")
 
 
 class Unobserve:

@@ -22,6 +22,8 @@ from pbem.commands.resign import Resign
 from pbem.commands.say import Say
 from pbem.commands.secret import SecretCommand
 from pbem.commands.seek import Seek, Seeks, Unseek
+from pbem.commands.set_setting import SetSetting
+from pbem.commands.settings import Settings
 from pbem.commands.standings import Standings
 from pbem.commands.takeback import Takeback
 from pbem.commands.vacation import Vacation
@@ -34,7 +36,7 @@ COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
     Move(), Resign(), Draw(), Board(), History(), Say(), SecretCommand(), Vacation(),
     Takeback(), Rematch(), Observe(), Unobserve(), Conditional(),
-    Join(), Standings(), Seek(), Unseek(), Seeks(),
+    Join(), Standings(), Seek(), Unseek(), Seeks(), SetSetting(), Settings(),
 )
 
 _BY_WORD: dict[str, Command] = {

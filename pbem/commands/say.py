@@ -16,6 +16,15 @@ class Say:
     usage: ClassVar[str] = "say TEXT   (several 'say' lines in one mail make one note)"
     summary: ClassVar[str] = "a note to your opponent, sent with your move or on its own (500 characters, 10 a day)"
     scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
+    details: ClassVar[str] = (
+        "Your words go to your opponent exactly as you write them, quoted under\n"
+        "\"HANDLE says:\", in the mail about your move (or in a mail of their own when\n"
+        "the mail has no move). Write it in a reply to a game mail.\n\n"
+        "Examples:\n"
+        "  say Good luck, and thanks for the game!\n"
+        "  Pe2-e4\n"
+        "  say I will be away this weekend; my next move may take a while."
+    )
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         return add_note(ctx, " ".join(args))

@@ -41,6 +41,17 @@ class Seek:
     summary: ClassVar[str] = ("post an open challenge anyone may accept (\"seeks\" lists them), optionally only for "
                               "players rated LOW to HIGH; \"seek withdraw N\" takes it back")
     scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED
+    details: ClassVar[str] = (
+        "A seek is a challenge to nobody in particular: any registered player may take\n"
+        "it with \"accept seek N\" and the game starts at once. It lapses after the\n"
+        "server's seek_days (7 unless the operator changed it) and you are told.\n\n"
+        "Examples:\n"
+        "  seek hyperspace\n"
+        "  seek tri-d black days 5\n"
+        "  seek voidrider random time 30/3 option rated=no\n"
+        "  seek space-chess white rated-between 1400 1700\n"
+        "  seek withdraw 12"
+    )
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         account = ctx.require_account()
@@ -62,6 +73,7 @@ class Unseek:
     usage: ClassVar[str] = "unseek N"
     summary: ClassVar[str] = "withdraw your seek N (the same as \"seek withdraw N\")"
     scopes: ClassVar[frozenset[AddressKind]] = IDENTIFIED
+    details: ClassVar[str] = "Example:\n  unseek 12"
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         return withdraw_seek(ctx, ctx.require_account(), _number(args, self.usage))
@@ -73,6 +85,13 @@ class Seeks:
     usage: ClassVar[str] = "seeks"
     summary: ClassVar[str] = "list the open seeks (at any address, the public one too); take one with \"accept seek N\""
     scopes: ClassVar[frozenset[AddressKind]] = ANYWHERE
+    details: ClassVar[str] = (
+        "Each seek shows who posted it (with their rating in that variant), the variant,\n"
+        "colour, time control, options and until when it is open.\n\n"
+        "Examples:\n"
+        "  seeks                (to any address, the public one too)\n"
+        "  accept seek 3        (to your personal address: the game starts)"
+    )
 
     def run(self, ctx: Context, args: list[str]) -> Result:
         return list_seeks(ctx)

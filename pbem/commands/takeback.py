@@ -65,5 +65,5 @@ class Takeback:
         to_move = engine.to_act(state)
         line = f"Takeback agreed: the game is back at move {engine.move_number(state)}, {to_move} to play."
         ctx.send(game_mail(ctx, game, asker, "player/notice.txt", headline=line,
-                           lines=[board_block(game, state, asker)]))
-        return Result(f"{line}\n\n{board_block(game, state, seat)}", headline=line)
+                           lines=[board_block(ctx, game, state, asker)]))
+        return Result(f"{line}\n\n{board_block(ctx, game, state, seat)}", headline=line)

@@ -131,7 +131,7 @@ class Variant(Protocol[StateT, ActionT]):
     def outcome(self, state: StateT) -> Outcome | None: ...
     def claim_draw(self, state: StateT) -> Outcome | None: ...
     def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = (),
-             picture: bool = True) -> View: ...
+             picture: bool = True, white_bottom: bool = False) -> View: ...
     def help_text(self) -> str: ...
     def dump(self, state: StateT) -> dict[str, Any]: ...
     def load(self, data: Mapping[str, Any]) -> StateT: ...
@@ -190,7 +190,8 @@ class VariantBase(Generic[StateT, ActionT]):
       ``describe`` and ``_notes(before, action, after)``);
     - ``_highlights(before, action, after)``: the public (square name, Mark) pairs a picture
       marks for the turn (``Transition.highlights``; default none);
-    - ``_board(state, audience, highlights)``: the position as a BoardView for ``audience``;
+    - ``_board(state, audience, highlights, flipped)``: the position as a BoardView for ``audience``,
+      turned (Black at the bottom) where ``flipped``;
     - ``_draw_counters(state)``: (halfmove clock, repetitions) where draws may be claimed;
     - ``_check_line(state)``, ``_extra_status(state, over)``, ``_private(state, audience)``
       and ``_diagram(state, flipped)``: the parts of ``view``.
@@ -277,7 +278,8 @@ class VariantBase(Generic[StateT, ActionT]):
     def _diagram(self, state: StateT, flipped: bool) -> str:
         raise NotImplementedError
 
-    def _board(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView | None:
+    def _board(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight],
+               flipped: bool) -> BoardView | None:
         """The position as picture data for ``audience`` (None until the variant draws one)."""
         return None
 
@@ -331,11 +333,14 @@ class VariantBase(Generic[StateT, ActionT]):
         return claimable_draw(self._outcome(state) is not None, *counters)
 
     def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = (),
-             picture: bool = True) -> View:
+             picture: bool = True, white_bottom: bool = False) -> View:
         """What ``audience`` may know of ``state``; ``highlights`` mark the last move in the picture.
 
         ``picture=False`` leaves out the picture data (``board``) where only the text is wanted.
+        Black sees the board turned (Black at the bottom) where the variant turns it, unless
+        ``white_bottom`` (a player's ``board white-bottom`` setting).
         """
+        flipped = audience is Seat.BLACK and not white_bottom
         over = self._outcome(state)
         side = self._side(state)
         status: list[str] = []
@@ -347,10 +352,10 @@ class VariantBase(Generic[StateT, ActionT]):
                 status.append(self._check_line(state))
         status.extend(self._extra_status(state, over))
         return View(
-            diagram=self._diagram(state, audience is Seat.BLACK),
+            diagram=self._diagram(state, flipped),
             to_move=None if over is not None else side,
             move_number=self._fullmove(state),
             status=tuple(status),
             private=tuple(self._private(state, audience)),
-            board=self._board(state, audience, highlights) if picture else None,
+            board=self._board(state, audience, highlights, flipped) if picture else None,
         )

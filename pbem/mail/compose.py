@@ -94,6 +94,9 @@ class Outgoing:
     #: A player's notes as quoted in ``body``, exactly: their own words, which the secret scan skips
     #: (a player may reveal their own secret; the server's own words are scanned as ever).
     own_words: tuple[str, ...] = field(default=(), repr=False)
+    #: A game mail a player who reads a daily digest gets in the digest instead (news of a running
+    #: game; never an answer to their own mail, a reminder, a game's start or its end).
+    digestible: bool = False
 
 
 def new_message_id(domain: str) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pbem.mail.compose import InlineImage
 from pbem.mail.render import render_html
 
-__all__ = ["clock_rows", "game_html"]
+__all__ = ["clock_rows", "digest_html", "game_html"]
 
 _LABELLED = re.compile(r"^([A-Z][A-Za-z -]*):\s+(.*)$")
 _SIGNATURE = "-- "
@@ -61,3 +61,25 @@ def game_html(body: str, *, title: str, diagram: str = "", clock: Sequence[str] 
                        before=_paragraphs(before), after=_paragraphs(after),
                        diagram=diagram.strip("\n"), picture=picture, width=size[0], height=size[1],
                        clock=clock_rows(clock), moves=list(moves), footer=_paragraphs(signature))
+
+
+def digest_html(body: str, *, title: str,
+                sections: Sequence[tuple[str, InlineImage | None, tuple[int, int]]]) -> str:
+    """The HTML part of a digest whose plain text is ``body``: each game's board block (the exact text
+    ``body`` holds) with its picture above it, the text between them as paragraphs."""
+    blocks: list[dict[str, object]] = []
+    rest = body
+    for board, picture, size in sections:
+        board = board.strip("\n")
+        if not board or board not in rest:
+            continue
+        before, _, rest = rest.partition(board)
+        blocks.append({"paragraphs": _paragraphs(before), "diagram": board, "picture": picture,
+                       "width": size[0], "height": size[1]})
+    text = rest
+    signature = ""
+    if f"\n{_SIGNATURE}\n" in text:
+        text, signature = text.split(f"\n{_SIGNATURE}\n", 1)
+    width = max([int(block["width"]) for block in blocks if block["picture"]] or [600])  # type: ignore[call-overload]
+    return render_html("html/digest.html", title=title, blocks=blocks, after=_paragraphs(text),
+                       footer=_paragraphs(signature), width=width)

@@ -32,6 +32,11 @@ class Account(SQLModel, table=True):
     vacation_until: datetime | None = Field(default=None, index=True)  # clocks paused until then
     vacation_year: int = 0  # the calendar year vacation_used_days counts
     vacation_used_days: int = 0
+    #: The player's settings (``set KEY VALUE``): only those changed from the defaults (pbem.app.settings).
+    settings: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    #: Digest players: when the next daily digest is due (the sweep's index), and when the last one went.
+    next_digest_at: datetime | None = Field(default=None, index=True)
+    last_digest_at: datetime | None = None
 
 
 class Challenge(SQLModel, table=True):
@@ -99,6 +104,17 @@ class MoveRecord(SQLModel, table=True):
     #: exports, takebacks and delayed observer views are built from it.
     state_after: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     played_at: datetime = Field(default_factory=utcnow)
+
+
+class DigestItem(SQLModel, table=True):
+    """A game mail held for a player who reads one digest a day: its news and the notes it relayed."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    account_id: int = Field(foreign_key="account.id", index=True)
+    game_id: int = Field(foreign_key="game.id")
+    news: str = Field(sa_column=Column(Text, nullable=False))
+    notes: str = Field(default="", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Observation(SQLModel, table=True):

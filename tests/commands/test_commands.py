@@ -265,3 +265,17 @@ def test_secret_after_the_opponent_moved_is_refused(pipe: Pipeline) -> None:
     pipe.drain_outbox()
     pipe.send(ALICE, seat_a, "secret 1 Ng1 f5")
     assert "too late" in body_of(only_mail(pipe, ALICE))
+
+
+@pytest.mark.parametrize("name", ["seek", "seeks", "unseek", "say", "set", "settings"])
+def test_help_on_each_new_command_shows_examples_that_are_real_commands(pipe: Pipeline, name: str) -> None:
+    from pbem.commands.registry import lookup
+
+    pipe.send(CAROL, pipe.addresses.public, f"help {name}")
+    body = body_of(only_mail(pipe, CAROL))
+    assert f"> help {name}" in body
+    examples = body.split("Example", 1)[1].splitlines()[1:] if "Example" in body else []
+    commands = [line.split("(")[0].strip() for line in examples if line.startswith("  ") and line.strip()]
+    assert commands, body
+    for example in commands:
+        assert lookup(example.split()[0]) is not None, example

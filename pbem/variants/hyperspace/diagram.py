@@ -57,13 +57,14 @@ def pool_note(entry: PoolEntry, audience: Recipient, over: bool) -> str:
 
 
 def board_view(board: chess.Board, pool: Sequence[PoolEntry], audience: Recipient,
-               highlights: Sequence[Highlight] = (), *, over: bool = False) -> BoardView:
-    """The 8x8 board as the text shows it to ``audience`` (turned for Black), a1 dark.
+               highlights: Sequence[Highlight] = (), *, over: bool = False, flipped: bool | None = None) -> BoardView:
+    """The 8x8 board as the text shows it to ``audience`` (turned for Black unless ``flipped`` says), a1 dark.
 
     The pieces in hyperspace are notes. Only the owner (and the referee, who sees every secret
     in the text too) gets the return squares: in the notes and as PENDING_RETURN marks.
     """
-    flipped = audience is Seat.BLACK
+    if flipped is None:
+        flipped = audience is Seat.BLACK
     pieces = tuple((_drawn(square, flipped), Piece(_KINDS[piece.piece_type], piece.color == chess.WHITE))
                    for square, piece in board.piece_map().items())
     marks: list[tuple[Cell, Mark]] = []

@@ -266,9 +266,10 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     def _diagram(self, state: HyperspaceState, flipped: bool) -> str:
         return diagram(rules.board_of(state), flipped=flipped)
 
-    def _board(self, state: HyperspaceState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
+    def _board(self, state: HyperspaceState, audience: Recipient, highlights: Sequence[Highlight],
+               flipped: bool) -> BoardView:
         over = rules.outcome(state) is not None
-        return board_view(rules.board_of(state), state.pool, audience, highlights, over=over)
+        return board_view(rules.board_of(state), state.pool, audience, highlights, over=over, flipped=flipped)
 
     def _highlights(self, before: HyperspaceState, action: Action, after: HyperspaceState) -> Iterable[Highlight]:
         """A board move's from and to; a phase-out's square LEFT (never where it returns); a return's

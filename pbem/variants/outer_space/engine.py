@@ -140,7 +140,8 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
     def _diagram(self, state: OuterSpaceState, flipped: bool) -> str:
         return diagram(state)  # the spec's one orientation for both sides
 
-    def _board(self, state: OuterSpaceState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
+    def _board(self, state: OuterSpaceState, audience: Recipient, highlights: Sequence[Highlight],
+               flipped: bool) -> BoardView:
         return board_view(state, highlights)  # no secrets, one orientation: the same for every audience
 
     def _highlights(self, before: OuterSpaceState, action: Action, after: OuterSpaceState) -> Iterable[Highlight]:

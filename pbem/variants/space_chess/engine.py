@@ -126,8 +126,9 @@ class SpaceChess(VariantBase[SpaceState, Move]):
     def _diagram(self, state: SpaceState, flipped: bool) -> str:
         return diagram(state, flipped=flipped)
 
-    def _board(self, state: SpaceState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
-        return board_view(state, highlights, flipped=audience is Seat.BLACK)
+    def _board(self, state: SpaceState, audience: Recipient, highlights: Sequence[Highlight],
+               flipped: bool) -> BoardView:
+        return board_view(state, highlights, flipped=flipped)
 
     def _highlights(self, before: SpaceState, action: Move, after: SpaceState) -> Iterable[Highlight]:
         """Where the piece started and where it ended, after any level transfer (castling: the king's)."""

@@ -133,7 +133,8 @@ class TriDChess(VariantBase[TriDState, Move]):
     def _diagram(self, state: TriDState, flipped: bool) -> str:
         return diagram(state)  # one fixed orientation: the levels read the same for both sides
 
-    def _board(self, state: TriDState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
+    def _board(self, state: TriDState, audience: Recipient, highlights: Sequence[Highlight],
+               flipped: bool) -> BoardView:
         return board_view(state, highlights)  # no secrets, one orientation: the same for everybody
 
     def _highlights(self, before: TriDState, action: Move, after: TriDState) -> Iterable[Highlight]:

@@ -110,8 +110,9 @@ class VoidriderChess(VariantBase[VoidriderState, Move]):
     def _diagram(self, state: VoidriderState, flipped: bool) -> str:
         return diagram(state.board, flipped=flipped)
 
-    def _board(self, state: VoidriderState, audience: Recipient, highlights: Sequence[Highlight]) -> BoardView:
-        return board_view(state.board, highlights, flipped=audience is Seat.BLACK)
+    def _board(self, state: VoidriderState, audience: Recipient, highlights: Sequence[Highlight],
+               flipped: bool) -> BoardView:
+        return board_view(state.board, highlights, flipped=flipped)
 
     def _highlights(self, before: VoidriderState, action: Move, after: VoidriderState) -> Iterable[Highlight]:
         """From and to of the move; for a space move, the space's old cell (void now) and its new one."""

@@ -1,0 +1,71 @@
+"""Times in a reader's own zone: every UTC time a mail shows, rewritten for the player who reads it.
+
+The server writes every time it shows in one of two UTC forms, ``2026-12-01 06:12 UTC``
+(clocks, listings) and ``Tue 1 Dec 06:12 UTC`` (the news line a client previews). Just
+before a mail is queued its text is rewritten for its reader's ``timezone`` setting, so a
+time can never reach a player in the wrong zone, whichever template or command wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+__all__ = ["localise"]
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_STAMP = re.compile(r"\b(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}) UTC\b")
+_SHORT = re.compile(rf"\b({'|'.join(_DAYS)}) (\d{{1,2}}) ({'|'.join(_MONTHS)}) (\d{{2}}):(\d{{2}}) UTC\b")
+
+
+def localise(text: str, zone: ZoneInfo, now: datetime, keep: Sequence[str] = ()) -> str:
+    """``text`` with its UTC times in ``zone``, named by its IANA name; the passages in ``keep`` (a
+    player's own words, quoted) untouched. ``now`` places the year-less form in time."""
+    if zone.key == "UTC" or "UTC" not in text:
+        return text
+    kept: dict[str, str] = {}
+    for index, words in enumerate(keep):
+        if words in text:
+            marker = f"\x00{index}\x00"
+            kept[marker] = words
+            text = text.replace(words, marker, 1)
+    text = _STAMP.sub(lambda m: _stamp(m, zone), text)
+    text = _SHORT.sub(lambda m: _short(m, zone, now), text)
+    for marker, words in kept.items():
+        text = text.replace(marker, words, 1)
+    return text
+
+
+def _stamp(match: re.Match[str], zone: ZoneInfo) -> str:
+    year, month, day, hour, minute = map(int, match.groups())
+    try:
+        moment = datetime(year, month, day, hour, minute, tzinfo=UTC).astimezone(zone)
+    except ValueError:
+        return match.group(0)
+    return f"{moment:%Y-%m-%d %H:%M} {zone.key}"
+
+
+def _short(match: re.Match[str], zone: ZoneInfo, now: datetime) -> str:
+    weekday, day, month_name, hour, minute = match.groups()
+    month = _MONTHS.index(month_name) + 1
+    year = _year_of(_DAYS.index(weekday), int(day), month, now)
+    if year is None:
+        return match.group(0)
+    moment = datetime(year, month, int(day), int(hour), int(minute), tzinfo=UTC).astimezone(zone)
+    return f"{moment:%a} {moment.day} {moment:%b %H:%M} {zone.key}"
+
+
+def _year_of(weekday: int, day: int, month: int, now: datetime) -> int | None:
+    """The year, nearest ``now``, in which ``day`` ``month`` falls on ``weekday``: the form names no year,
+    but every time the server shows is within a year of now, and the weekday settles which."""
+    fits = []
+    for year in (now.year, now.year + 1, now.year - 1):
+        try:
+            if date(year, month, day).weekday() == weekday:
+                fits.append(year)
+        except ValueError:  # 29 Feb outside a leap year
+            continue
+    return fits[0] if fits else None
