@@ -269,7 +269,7 @@ def test_secret_after_the_opponent_moved_is_refused(pipe: Pipeline) -> None:
 
 @pytest.mark.parametrize("name", ["seek", "seeks", "unseek", "say", "set", "settings"])
 def test_help_on_each_new_command_shows_examples_that_are_real_commands(pipe: Pipeline, name: str) -> None:
-    from pbem.commands.registry import lookup
+    from pbem.commands.registry import looks_like_command
 
     pipe.send(CAROL, pipe.addresses.public, f"help {name}")
     body = body_of(only_mail(pipe, CAROL))
@@ -278,4 +278,4 @@ def test_help_on_each_new_command_shows_examples_that_are_real_commands(pipe: Pi
     commands = [line.split("(")[0].strip() for line in examples if line.startswith("  ") and line.strip()]
     assert commands, body
     for example in commands:
-        assert lookup(example.split()[0]) is not None, example
+        assert looks_like_command(example), example  # a command word, or a move
