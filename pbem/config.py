@@ -19,6 +19,7 @@ __all__ = [
     "OutboundSection",
     "ServerSection",
     "SmtpSection",
+    "WebSection",
     "load_config",
 ]
 
@@ -51,6 +52,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "vacation_days_per_year": 30,
         "seek_days": 7,
         "abort_without_first_move": True,
+    },
+    "web": {
+        "enabled": True,
+        "host": "127.0.0.1",
+        "port": 8025,
+        "public_url": "",
     },
 }
 
@@ -110,12 +117,23 @@ class GamesSection:
     abort_without_first_move: bool
 
 
+@dataclass(frozen=True, slots=True)
+class WebSection:
+    """[web]: the read-only pages, JSON API and feeds, served by ``pbem serve`` beside the SMTP listener."""
+
+    enabled: bool
+    host: str
+    port: int
+    public_url: str  # where people reach the pages; empty: mails carry no links
+
+
 _SECTIONS: dict[str, type[Any]] = {
     "server": ServerSection,
     "smtp": SmtpSection,
     "outbound": OutboundSection,
     "database": DatabaseSection,
     "games": GamesSection,
+    "web": WebSection,
 }
 
 
@@ -160,6 +178,7 @@ class Config:
     outbound: OutboundSection
     database: DatabaseSection
     games: GamesSection
+    web: WebSection
     source: Path | None = None
 
     @classmethod
@@ -174,6 +193,11 @@ class Config:
     @property
     def public_address(self) -> str:
         return f"{self.server.address}@{self.domain}".lower()
+
+    @property
+    def public_url(self) -> str:
+        """The pages' base URL without a trailing slash ("" when mails carry no links)."""
+        return self.web.public_url.strip().rstrip("/")
 
     @property
     def referee(self) -> str:

@@ -1,4 +1,4 @@
-"""`pbem serve`: the listener, the worker, the scheduler and the delivery loop in one asyncio process."""
+"""`pbem serve`: the SMTP and web listeners, the worker, the scheduler and the delivery loop in one asyncio process."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pbem.scheduler import Alarm
 from pbem.startup import build_services
 from pbem.store.db import Database, Leadership
 from pbem.sweep import Sweeper
+from pbem.web.site import WebServer
 from pbem.worker import Worker
 
 __all__ = ["Server"]
@@ -45,6 +46,8 @@ class Server:
         self.sweeper = Sweeper(self.db, self.services)
         self.leadership = Leadership(self.db)
         self.alarm = Alarm(self._sweep, SWEEP_POLL_SECONDS)
+        self.web = (WebServer(self.db, self.services, config.web.host, config.web.port)
+                    if config.web.enabled else None)
         self._inbox_event = asyncio.Event()
         self._outbox_event = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -64,6 +67,8 @@ class Server:
                                                 port=self.config.smtp.port)
         sock: socket.socket = self._server.sockets[0]
         self.port = sock.getsockname()[1]
+        if self.web is not None:
+            await self.web.start()
         released = await asyncio.to_thread(self.deliverer.release_leases)
         if released:
             log.warning("re-sending %d mails a previous run had claimed but not confirmed", released)
@@ -123,6 +128,8 @@ class Server:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        if self.web is not None:
+            await self.web.stop()
         self._stopping.set()
         self.alarm.shutdown()
         self._inbox_event.set()
@@ -140,7 +147,8 @@ class Server:
         done = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, done.set)
-        print(f"pbem serving {self.addresses.public} on {self.config.smtp.host}:{self.port} "
+        web = f", web pages on http://{self.web.host}:{self.web.port}/" if self.web is not None else ""
+        print(f"pbem serving {self.addresses.public} on {self.config.smtp.host}:{self.port}{web} "
               f"(database {self.db.url}); Ctrl-C stops", flush=True)
         await done.wait()
         await self.stop()
