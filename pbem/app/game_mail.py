@@ -18,6 +18,7 @@ from pbem.app.settings import white_bottom_for
 from pbem.app.text import preview
 from pbem.engine.base import Audience, Note, Outcome, Seat
 from pbem.mail.compose import Outgoing
+from pbem.mail.html_part import WEB_LINE
 from pbem.mail.render import render
 from pbem.store.models import Game
 from pbem.store.vocabulary import GameStatus
@@ -33,7 +34,9 @@ __all__ = [
     "referee_mail",
     "subject_of",
     "thread_root",
+    "web_link",
     "with_clock",
+    "with_link",
 ]
 
 
@@ -90,7 +93,8 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str
     body = render(template, game=game, seat=seat, handles=names,
                   title=engine_for(game).title, deadline=deadline_text(game.deadline), **context)
     clock = clock_lines(ctx, game, names)
-    body = with_clock(f"{preview(headline)}\n\n{body}", clock)
+    link = web_link(ctx, f"/games/{game.id}")
+    body = with_link(with_clock(f"{preview(headline)}\n\n{body}", clock), link)
     state = engine_for(game).load(game.state)
     finished = game.status != GameStatus.ACTIVE
     return Outgoing(
@@ -104,7 +108,7 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str
         game_id=game.id,
         html_source=html_source(game, state, seat, ctx.services.addresses.domain, clock,
                                 records(ctx, game) if finished else (),
-                                white_bottom=white_bottom_for(ctx, game, seat)),
+                                white_bottom=white_bottom_for(ctx, game, seat), link=link),
         attachments=final_attachments(ctx, game) if finished else (),
         digestible=not finished and template not in _AT_ONCE,
     )
@@ -122,6 +126,17 @@ def final_mail(ctx: Context, game: Game, seat: Seat, outcome: Outcome, state: An
     reader = seat
     return game_mail(ctx, game, seat, "player/final.txt", headline=result_news(outcome, handles(ctx, game), reader),
                      final=final_text(ctx, game, state, seat))
+
+
+def web_link(ctx: Context, path: str) -> str:
+    """The page at ``path`` (e.g. ``/games/12``) under ``[web] public_url``; "" when mails carry no links."""
+    base = ctx.services.config.public_url
+    return f"{base}{path}" if base else ""
+
+
+def with_link(body: str, link: str) -> str:
+    """A mail's body with the web page's link on its last line (unchanged without a link)."""
+    return body.rstrip("\n") + f"\n\n{WEB_LINE}{link}\n" if link else body
 
 
 def with_clock(body: str, lines: list[str]) -> str:

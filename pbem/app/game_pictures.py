@@ -83,12 +83,13 @@ def move_rows(moves: Sequence[MoveRecord]) -> tuple[tuple[str, str, str], ...]:
 
 
 def html_source(game: Game, state: Any, audience: Recipient, domain: str, clock: Sequence[str] = (),
-                moves: Sequence[MoveRecord] = (), highlight: bool = True, white_bottom: bool = False) -> HtmlSource:
+                moves: Sequence[MoveRecord] = (), highlight: bool = True, white_bottom: bool = False,
+                link: str = "") -> HtmlSource:
     """What the HTML part of a game mail to ``audience`` shows: its picture, the diagram, clock and moves."""
     view = engine_for(game).view(state, audience, highlights_of(game) if highlight else (), white_bottom=white_bottom)
     picture = _picture(game, view, f"board.{uuid.uuid4().hex}@{domain}")
     return HtmlSource(picture.image if picture else None, (picture.width, picture.height) if picture else (0, 0),
-                      view.diagram, tuple(clock), move_rows(moves))
+                      view.diagram, tuple(clock), move_rows(moves), link)
 
 
 def game_animation(game: Game, moves: Sequence[MoveRecord]) -> bytes | None:

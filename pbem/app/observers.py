@@ -9,7 +9,16 @@ from sqlmodel import select
 from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
 from pbem.app.game_files import final_attachments
-from pbem.app.game_mail import board_block, final_text, move_label, subject_of, thread_root, with_clock
+from pbem.app.game_mail import (
+    board_block,
+    final_text,
+    move_label,
+    subject_of,
+    thread_root,
+    web_link,
+    with_clock,
+    with_link,
+)
 from pbem.app.game_options import game_option
 from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, records
@@ -71,9 +80,11 @@ def notify_observers(ctx: Context, game: Game) -> None:
         finished = game.status != GameStatus.ACTIVE
         # Observers who see the game late get no highlight: it would show a move they may not see yet.
         source = html_source(game, state, Audience.PUBLIC, ctx.services.addresses.domain, clock,
-                             records(ctx, game) if finished else (), highlight=not delay)
+                             records(ctx, game) if finished else (), highlight=not delay,
+                             link=web_link(ctx, f"/games/{game.id}"))
         ctx.send(Outgoing(to=account.email, subject=f"{subject_of(ctx, game)} (observing)",
-                          body=with_clock(body, clock), reply_to=ctx.services.addresses.personal(account.id),
+                          body=with_link(with_clock(body, clock), web_link(ctx, f"/games/{game.id}")),
+                          reply_to=ctx.services.addresses.personal(account.id),
                           in_reply_to=root, references=(root,), auto_submitted="auto-generated", game_id=game.id,
                           html_source=source, attachments=final_attachments(ctx, game) if finished else ()))
 

@@ -43,7 +43,7 @@ def with_html(mail: Outgoing, source: HtmlSource) -> None:
     """Give ``mail`` its HTML part, made from its final text: the same content, the picture by cid."""
     mail.html = game_html(mail.body, title=mail.subject, diagram=tidy(source.diagram).rstrip("\n"),
                           clock=tidy("\n".join(source.clock)).splitlines() if source.clock else (),
-                          picture=source.picture, size=source.size, moves=source.moves)
+                          picture=source.picture, size=source.size, moves=source.moves, link=source.link)
     mail.images = (source.picture,) if source.picture is not None else ()
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 from pbem.app.context import Context
+from pbem.app.game_mail import web_link, with_link
 from pbem.events.store import EventData
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
@@ -24,8 +26,9 @@ def event_mail(ctx: Context, event: Event, account: Account, topic: str, templat
     """Mail ``account`` the ``template`` about ``event``, from their personal address, in the event's thread."""
     assert account.id is not None
     root = _thread(ctx, event)
+    link = web_link(ctx, f"/events/{quote(event.name, safe='')}")
     ctx.send(Outgoing(to=account.email, subject=f"[pbem event {event.name}] {topic}",
-                      body=render(template, event=event, handle=account.handle, **context),
+                      body=with_link(render(template, event=event, handle=account.handle, **context), link),
                       reply_to=ctx.services.addresses.personal(account.id), in_reply_to=root, references=(root,),
                       auto_submitted="auto-generated"))
 

@@ -68,6 +68,7 @@ class HtmlSource:
     diagram: str
     clock: tuple[str, ...] = ()
     moves: tuple[tuple[str, str, str], ...] = ()
+    link: str = ""  # the game's web page, where [web] public_url is set
 
 
 @dataclass

@@ -8,7 +8,10 @@ from collections.abc import Sequence
 from pbem.mail.compose import InlineImage
 from pbem.mail.render import render_html
 
-__all__ = ["clock_rows", "digest_html", "game_html"]
+__all__ = ["WEB_LINE", "clock_rows", "digest_html", "game_html"]
+
+#: How a game mail's text introduces its web page (the HTML part shows a link of its own instead).
+WEB_LINE = "On the web: "
 
 _LABELLED = re.compile(r"^([A-Z][A-Za-z -]*):\s+(.*)$")
 _SIGNATURE = "-- "
@@ -40,7 +43,7 @@ def _without(text: str, lines: Sequence[str]) -> str:
 
 def game_html(body: str, *, title: str, diagram: str = "", clock: Sequence[str] = (),
               picture: InlineImage | None = None, size: tuple[int, int] = (0, 0),
-              moves: Sequence[tuple[str, str, str]] = ()) -> str:
+              moves: Sequence[tuple[str, str, str]] = (), link: str = "") -> str:
     """The HTML part for a game mail whose plain text is ``body``.
 
     ``diagram`` and ``clock`` are the exact text blocks ``body`` contains; the
@@ -49,6 +52,8 @@ def game_html(body: str, *, title: str, diagram: str = "", clock: Sequence[str] 
     picture's display size in CSS pixels.
     """
     text = _without(body, clock)
+    if link:  # the text's "On the web: URL" line becomes a link of its own
+        text = "\n".join(line for line in text.splitlines() if line != f"{WEB_LINE}{link}")
     signature = ""
     if f"\n{_SIGNATURE}\n" in text:
         text, signature = text.split(f"\n{_SIGNATURE}\n", 1)
@@ -60,7 +65,7 @@ def game_html(body: str, *, title: str, diagram: str = "", clock: Sequence[str] 
     return render_html("html/game.html", title=title, first_line=first_line.strip(),
                        before=_paragraphs(before), after=_paragraphs(after),
                        diagram=diagram.strip("\n"), picture=picture, width=size[0], height=size[1],
-                       clock=clock_rows(clock), moves=list(moves), footer=_paragraphs(signature))
+                       clock=clock_rows(clock), moves=list(moves), footer=_paragraphs(signature), link=link)
 
 
 def digest_html(body: str, *, title: str,

@@ -202,7 +202,11 @@ class _Site:
 
 
 def _json(document: dict[str, Any] | None) -> bytes | None:
-    return None if document is None else json.dumps(document, ensure_ascii=False).encode("utf-8")
+    """The document as UTF-8 JSON; '<', '>' and '&' as escapes, so no player's text reads as markup anywhere."""
+    if document is None:
+        return None
+    text = json.dumps(document, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
 
 
 def _int(request: web.Request, name: str) -> int:
