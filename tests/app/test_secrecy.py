@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import chess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -27,6 +26,7 @@ from pbem.pictures.render import render_png
 from pbem.store.models import Game
 from pbem.variants import get_variant
 from tests.helpers.harness import body_of
+from tests.helpers.hyperspace import random_square, random_turn
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, started_game
 
@@ -87,28 +87,6 @@ def check_pictures(message: object, recipient: str, state: object, highlights: t
             assert all(f"to {commitment.square}" not in note for note in about), about
     for data in pictures(message):
         assert data == render_png(board), "a picture not drawn from the recipient's own view"
-
-
-def random_turn(rng: random.Random, state: object) -> str:
-    """A board move, or a phase-out of a random eligible piece with a random delay and square; one
-    phase-out in three is sent without its square (see ``later_secret``)."""
-    actions = list(ENGINE.legal_actions(state))
-    board_moves = [ENGINE.describe(state, a) for a in actions if "@" not in ENGINE.describe(state, a)]
-    phases = [ENGINE.describe(state, a) for a in actions if "@" in ENGINE.describe(state, a)]
-    if phases and rng.random() < 0.35:
-        declaration = rng.choice(phases).split("@")[0]
-        if rng.random() < 0.35:
-            return f"{declaration}@{rng.randint(1, 4)}"
-        return f"{declaration}@{rng.randint(1, 4)} {{{random_square(rng, declaration)}}}"
-    return rng.choice(board_moves)
-
-
-def random_square(rng: random.Random, declaration: str) -> str:
-    """A return square valid for the piece of ``declaration`` ("Bc1": a square of c1's colour)."""
-    origin = chess.parse_square(declaration[1:3])
-    return rng.choice([chess.square_name(s) for s in chess.SQUARES
-                       if declaration[0] != "B" or (chess.square_file(s) + chess.square_rank(s)) % 2
-                       == (chess.square_file(origin) + chess.square_rank(origin)) % 2])
 
 
 RECORDED = re.compile(r"\brecorded\b", re.I)
