@@ -61,6 +61,7 @@ class Harness:
         self.sink_port = self._sink_server.sockets[0].getsockname()[1]
         environ = {
             "PBEM_SMTP_PORT": "0",
+            "PBEM_WEB_PORT": "0",  # the web listener on a free port too
             "PBEM_OUTBOUND_SMTP_HOST": "127.0.0.1",
             "PBEM_OUTBOUND_SMTP_PORT": str(self.sink_port),
             "PBEM_DATABASE_URL": database_url or f"sqlite:///{tmp_path / 'pbem.sqlite3'}",

@@ -14,7 +14,9 @@ from pathlib import Path
 from tests.helpers.harness import Harness
 
 #: The line `pbem serve` prints once it listens, with the port it got.
-_SERVING = re.compile(rb"pbem serving \S+ on [^\s:]+:(\d+) ")
+_SERVING = re.compile(rb"pbem serving \S+ on [^\s:]+:(\d+)[ ,]")
+#: The same line's web listener, when it runs.
+_WEB = re.compile(rb"web pages on http://[^\s:]+:(\d+)/")
 
 
 def free_port() -> int:
@@ -30,11 +32,13 @@ class Instance:
         self.name = name
         self.tmp_path = tmp_path
         self.port = 0  # the first start picks a free port itself; restarts keep it
+        self.web_port = 0
         self.config = tmp_path / f"{name}.toml"
         self._settings = (f'[server]\nsecret_key = "{harness.environ["PBEM_SERVER_SECRET_KEY"]}"\n'
                           f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
                           f'[database]\nurl = "{url}"\n'
-                          f"[games]\n{games or 'reminders = []'}\n")
+                          f"[games]\n{games or 'reminders = []'}\n"
+                          "[web]\nport = 0\n")
         self.process: subprocess.Popen[bytes] | None = None
         self.start()
 
@@ -53,6 +57,8 @@ class Instance:
             started = _SERVING.findall(log_path.read_bytes())[starts_before:]
             if started:  # printed once the listener is bound
                 self.port = int(started[-1])
+                web = _WEB.findall(log_path.read_bytes())
+                self.web_port = int(web[-1]) if web else 0
                 return
             assert time.monotonic() < deadline, f"{self.name} did not start listening"
             time.sleep(0.05)
