@@ -124,6 +124,7 @@ class Sweeper:
 
     def _remind(self, ctx: Context, game: Game, seat: Seat, deadline: datetime, now: datetime) -> None:
         left = duration((deadline - now).total_seconds())
+        log.info("deadline: game %s, reminder to %s (%s left)", game.id, seat.value, left)
         headline = f"Reminder: your move in game {game.id}; deadline {when(deadline)} ({left} left)."
         ctx.send(game_mail(ctx, game, seat, "player/reminder.txt", headline=headline, left=left,
                            board=board_block(ctx, game, self._state(game), seat)))
@@ -131,6 +132,8 @@ class Sweeper:
     def _late_notice(self, ctx: Context, game: Game, seat: Seat, forfeit_at: datetime) -> None:
         names = handles(ctx, game)
         aborts = self._aborts(ctx, game, seat)
+        log.info("deadline: game %s, %s's time is up; late notices sent (forfeit at %s)", game.id, seat.value,
+                 forfeit_at.strftime("%Y-%m-%d %H:%M UTC"))
         for recipient in Seat:
             if recipient is seat:
                 ending = "the game is aborted" if aborts else "lose on time"
@@ -150,6 +153,7 @@ class Sweeper:
             outcome = Outcome("*", f"aborted: {names[seat]} made no first move")
         else:
             outcome = Outcome.win(seat.other, f"{names[seat]} lost on time")
+        log.info("deadline: game %s, %s out of time: %s", game.id, seat.value, outcome.reason)
         game.clock = clock.dump()
         state = end_without_move(ctx, game, outcome)
         game_over(ctx, game)

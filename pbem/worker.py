@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+import time
 import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -60,15 +61,20 @@ class Report:
     results: list[tuple[str, Result]] = field(default_factory=list)
     unprocessed: list[tuple[str, str]] = field(default_factory=list)
     ignored: list[tuple[str, str]] = field(default_factory=list)
+    #: For the log: each line's command name (never its words) and outcome class.
+    outcomes: list[str] = field(default_factory=list)
 
-    def result(self, line: str, result: Result) -> None:
+    def result(self, line: str, result: Result, name: str = "") -> None:
         self.results.append((echo(line), result))
+        self.outcomes.append(f"{name or 'command'} {'ok' if result.ok else 'refused'}")
 
     def unread(self, line: str, why: str) -> None:
         self.unprocessed.append((echo(line), why))
+        self.outcomes.append("unread")
 
     def ignore(self, line: str, why: str) -> None:
         self.ignored.append((echo(line), why))
+        self.outcomes.append("ignored")
 
     def headline(self) -> str:
         """The news of a reply in a game, for its first line: the first result's own headline, else
@@ -144,13 +150,20 @@ class Worker:
 
     def _process(self, session: Session, item: InboxItem) -> str:
         """Answer one stored mail; its new status: ``done``, or ``held`` until its owner confirms it."""
+        started = time.perf_counter()
         mail = parse_mail(item.raw, item.envelope_from, looks_like_command)
         if mail.automatic:
             item.error = f"not answered: automatic mail ({mail.automatic})"
+            log.info("inbox %s %s not answered: automatic mail (%s)", item.id, item.message_id, mail.automatic)
             return InboxStatus.DONE
-        return self._answer(session, item, mail)
+        outcomes: list[str] = []
+        status = self._answer(session, item, mail, outcomes=outcomes)
+        log.info("inbox %s %s processed in %.1f ms: %s", item.id, item.message_id,
+                 (time.perf_counter() - started) * 1000, ", ".join(outcomes) or "no commands")
+        return status
 
-    def _answer(self, session: Session, item: InboxItem, mail: InboundMail, confirmed: bool = False) -> str:
+    def _answer(self, session: Session, item: InboxItem, mail: InboundMail, confirmed: bool = False,
+                outcomes: list[str] | None = None) -> str:
         status = InboxStatus.DONE
         seen: set[str] = set()
         for recipient in item.recipients:
@@ -168,12 +181,16 @@ class Worker:
                 self._hold(ctx, item)
                 self._flush(ctx)
                 status = InboxStatus.HELD
+                log.warning("inbox %s %s held: a %s address of account %s used from another sender; confirmation "
+                            "asked", item.id, item.message_id, ctx.address.kind, ctx.account.id if ctx.account else "?")
                 continue
             report = Report()
             if problem is not None:
-                report.result("", Result(problem, ok=False))
+                report.result("", Result(problem, ok=False), "address")
             else:
                 self._run(ctx, report)
+            if outcomes is not None:
+                outcomes.extend(report.outcomes)
             self._reply(ctx, report)
             if ctx.unanswered:
                 item.error = ctx.unanswered
@@ -272,13 +289,13 @@ class Worker:
                 # The sender's games are listed once per reply, under the first line sent astray.
                 lines = [misdirected] if games_listed else [misdirected, "", *game_directory(ctx, ctx.account)]
                 games_listed = True
-                report.result(line, Result("\n".join(lines), ok=False))
+                report.result(line, Result("\n".join(lines), ok=False), "misaddressed")
                 continue
             if command is None and not is_move:
                 report.unread(line, _not_a_command(word))
                 continue
             if command is not None and ctx.address.kind not in command.scopes:
-                report.result(line, Result(self._scope_error(ctx, command.name), ok=False))
+                report.result(line, Result(self._scope_error(ctx, command.name), ok=False), command.name)
                 continue
             try:
                 result = play_move(ctx, line) if command is None else command.run(ctx, args)
@@ -291,7 +308,7 @@ class Worker:
                 result = Result(str(error), ok=False)
             if is_move:
                 move_tried = True
-            report.result(line, result)
+            report.result(line, result, "move" if is_move else command.name if command else "")
 
     def _misdirected(self, ctx: Context, line: str, command: Command | None) -> str:
         """Why a move or a game's command cannot be played from the public or personal address; '' if it is none.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ __all__ = [
     "take_back",
 ]
 
+log = logging.getLogger(__name__)
+
 
 #: How to answer a draw offer, said under the news of the mail that carries it.
 OFFER_ANSWER = 'Reply "draw" to accept the draw offer, or just move to decline it.'
@@ -82,6 +85,8 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
     ctx.session.add(challenge)
     to_move = engine.to_act(state)
     names = handles(ctx, game)
+    log.info("game %s started: %s, %s (white) vs %s (black), %s", game.id, engine.key, names[Seat.WHITE],
+             names[Seat.BLACK], game.time_control or "default time control")
     for seat in Seat:
         headline = (f"Game {game.id} has started: you play {seat} against {names[seat.other]}. "
                     f"{turn_news(names, seat, to_move, game.deadline)}")
@@ -223,6 +228,8 @@ def _store_turn(ctx: Context, game: Game, seat: Seat, number: int, transition: T
         game.extras = {k: v for k, v in game.extras.items() if k != "takeback"}  # and a takeback request
     store_highlights(game, transition.highlights)  # the squares every picture of this position marks
     ctx.move_played = True
+    # The record is the public notation (a phase-out's square is never in it).
+    log.info("game %s: ply %d %s %s", game.id, game.ply, seat.value, transition.record)
     outcome = engine.outcome(state)
     pass_clock(ctx, game, seat, engine.to_act(state))
     if outcome is not None:
@@ -310,6 +317,7 @@ def game_over(ctx: Context, game: Game) -> None:
 
 def close_game(game: Game, outcome: Outcome) -> None:
     """Mark ``game`` finished with ``outcome``; its clock stops."""
+    log.info("game %s ended: %s (%s)", game.id, outcome.result, outcome.reason)
     game.status, game.result, game.reason = GameStatus.FINISHED, outcome.result, outcome.reason
     game.deadline = None
     game.next_event_at = None

@@ -10,6 +10,7 @@ import smtplib
 import socket
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import col, select, update
 
@@ -32,6 +33,17 @@ def _backoff(attempts: int) -> timedelta:
     return timedelta(seconds=min(_BACKOFF_MAX_SECONDS, _BACKOFF_BASE_SECONDS * 2 ** max(0, attempts - 1)))
 
 
+
+class _RelayConnection(smtplib.SMTP):
+    """smtplib's client, keeping the relay's answer to the last DATA (for the delivery log line)."""
+
+    last_data_reply: tuple[int, bytes] = (0, b"")
+
+    def data(self, msg: Any) -> tuple[int, bytes]:
+        reply = super().data(msg)
+        self.last_data_reply = reply
+        return reply
+
 class Deliverer:
     """Sends due outbox rows through the relay (or into the Maildir), oldest first."""
 
@@ -42,7 +54,7 @@ class Deliverer:
         self.maildir = Path(maildir)
         self.batch = batch
         self.instance = secrets.token_hex(8)  # names this process's leases
-        self._smtp: smtplib.SMTP | None = None
+        self._smtp: _RelayConnection | None = None
 
     def _claim_due(self) -> list[OutboxItem]:
         due = self.next_due_in()
@@ -106,10 +118,12 @@ class Deliverer:
             # mailbox.Maildir only creates tmp/new/cur when the folder itself is missing.
             for sub in ("tmp", "new", "cur"):
                 (self.maildir / sub).mkdir(parents=True, exist_ok=True)
-            mailbox.Maildir(self.maildir, create=False).add(item.raw)
+            key = mailbox.Maildir(self.maildir, create=False).add(item.raw)
+            log.info("outbox %s to %s delivered (%d bytes): written to the Maildir as %s", item.id, item.recipient,
+                     len(item.raw), key)
             return
         if self._smtp is None:
-            self._smtp = smtplib.SMTP(self.smtp_host, self.smtp_port, timeout=30)
+            self._smtp = _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
             self._smtp.ehlo_or_helo_if_needed()
         recipient = plain_address(item.recipient).encode("ascii", "surrogateescape").decode("utf-8", "replace")
         # An internationalised mailbox (RFC 6531) needs SMTPUTF8; a relay without it refuses
@@ -119,6 +133,9 @@ class Deliverer:
         refused = self._smtp.sendmail("", [recipient], item.raw, mail_options=options)
         if refused:
             raise smtplib.SMTPRecipientsRefused(refused)
+        code, answer = self._smtp.last_data_reply
+        log.info("outbox %s to %s delivered (%d bytes): relay said %d %s", item.id, item.recipient, len(item.raw),
+                 code, answer.decode("utf-8", "replace")[:200])
 
     def _close(self) -> None:
         if self._smtp is not None:
@@ -152,8 +169,8 @@ class Deliverer:
                 log.error("giving up on outbox %s to %s: %s", row.id, row.recipient, row.last_error)
             else:
                 row.next_attempt_at = utcnow() + _backoff(row.attempts)
-                log.warning("outbox %s to %s: attempt %d failed: %s", row.id, row.recipient,
-                            row.attempts, row.last_error)
+                log.warning("outbox %s to %s: attempt %d failed, retry at %s: %s", row.id, row.recipient,
+                            row.attempts, row.next_attempt_at.strftime("%H:%M:%S"), row.last_error)
             row.leased_by = ""
             session.add(row)
             return None if row.status == OutboxStatus.FAILED else row.next_attempt_at
