@@ -373,7 +373,8 @@ class Worker:
         kind = OutboxKind.ERROR if failed_only else OutboxKind.REPLY
         reply = Outgoing(to=to, subject=subject, body=body, reply_to=ctx.reply_from or self.services.addresses.public,
                          in_reply_to=mail.message_id, references=tuple(references),
-                         game_id=ctx.game.id if ctx.game else None, kind=kind)
+                         game_id=ctx.game.id if ctx.game else None, kind=kind,
+                         own_words=tuple(words for _, result in report.results for words in result.own_words))
         if game is not None and ctx.seat is not None and game.status != GameStatus.ACTIVE \
                 and game.id in ctx.touched_games:
             self._final(ctx, game, ctx.seat, reply)

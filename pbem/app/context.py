@@ -46,6 +46,8 @@ class Result:
     ok: bool = True
     #: The news of this result for the reply's first line (empty: the reply finds one itself).
     headline: str = ""
+    #: The players' words ``text`` holds (notes in a record), which the reply's secret scan skips once each.
+    own_words: tuple[str, ...] = ()
 
 
 @dataclass

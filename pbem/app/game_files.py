@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pbem.app.context import Context
+from pbem.app.game_options import public_notes
 from pbem.app.game_pictures import game_animation
 from pbem.app.game_state import engine_for, handles, records
-from pbem.app.records import game_record
+from pbem.app.records import game_record, note_comments, written_comments
 from pbem.engine.base import Seat
 from pbem.engine.capabilities import RecordExport
 from pbem.mail.compose import Attachment
@@ -14,20 +15,29 @@ from pbem.store.models import Game
 __all__ = ["final_attachments"]
 
 
-def final_attachments(ctx: Context, game: Game) -> tuple[Attachment, ...]:
+def final_attachments(ctx: Context, game: Game, *, public: bool = False) -> tuple[Attachment, ...]:
     """The record (PGN where the variant exports one, else its own notation as text) and the game's GIF.
 
-    Made once per game and unit of work: every player and observer gets the same files.
+    The players' record holds their notes as comments; the ``public`` one (observers') only if the
+    game made them public. Made once per game, audience and unit of work: every player gets the same
+    files, and every observer.
     """
-    key = f"final-attachments-{game.id}-{game.version}"
+    notes = not public or public_notes(game.options)
+    key = f"final-attachments-{game.id}-{game.version}-{notes}"
     if key not in ctx.memo:
         names = handles(ctx, game)
         moves = records(ctx, game)
-        text = game_record(game, moves, names[Seat.WHITE], names[Seat.BLACK], ctx.services.addresses.domain)
+        comments = note_comments(game, len(moves), names[Seat.WHITE], names[Seat.BLACK]) if notes else {}
+        text = game_record(game, moves, names[Seat.WHITE], names[Seat.BLACK], ctx.services.addresses.domain,
+                           comments)
         pgn = isinstance(engine_for(game), RecordExport)
         files = [Attachment(f"pbem-game-{game.id}.{'pgn' if pgn else 'txt'}", (text + "\n").encode("utf-8"),
-                            "application" if pgn else "text", "x-chess-pgn" if pgn else "plain")]
-        animation = game_animation(game, moves)
+                            "application" if pgn else "text", "x-chess-pgn" if pgn else "plain",
+                            own_words=written_comments(comments))]
+        gif = f"final-animation-{game.id}-{game.version}"  # the same for every audience: drawn once
+        if gif not in ctx.memo:
+            ctx.memo[gif] = game_animation(game, moves)
+        animation: bytes | None = ctx.memo[gif]
         if animation is not None:
             files.append(Attachment(f"pbem-game-{game.id}.gif", animation, "image", "gif"))
         ctx.memo[key] = tuple(files)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["GAME_OPTIONS", "YES_NO_OPTIONS", "game_option", "game_rated", "split_options"]
+__all__ = ["GAME_OPTIONS", "YES_NO_OPTIONS", "game_option", "game_rated", "public_notes", "split_options"]
 
 #: key -> (description, smallest value, largest value); all are whole numbers, 0 means off.
 GAME_OPTIONS: dict[str, tuple[str, int, int]] = {
@@ -60,3 +60,9 @@ def game_option(options: Mapping[str, Any], key: str) -> int:
 def game_rated(options: Mapping[str, Any]) -> bool:
     """Whether a game with these options changes ratings (``option rated=no`` says not)."""
     return bool(game_option(options, "rated"))
+
+
+def public_notes(options: Mapping[str, Any]) -> bool:
+    """Whether a game with these options shows the players' notes to observers and in its public record
+    (``option public-notes=yes``); the players always see them."""
+    return bool(game_option(options, "public-notes"))

@@ -1,4 +1,4 @@
-"""A stored game's engine, players and move rows."""
+"""A stored game's engine, players, move rows and notes."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pbem.variants import get_variant
 __all__ = [
     "engine_for",
     "handles",
+    "notes_of",
     "player_id",
     "records",
 ]
@@ -30,6 +31,12 @@ def _engine(key: str, options_json: str) -> Variant[Any, Any]:
 def engine_for(game: Game) -> Variant[Any, Any]:
     rules, _ = split_options(game.options)
     return _engine(game.variant, json.dumps(rules, sort_keys=True))
+
+
+def notes_of(extras: dict[str, object]) -> list[dict[str, object]]:
+    """The notes stored with a game (``say``): dicts with ply, seat, text and at (ISO time)."""
+    found = extras.get("notes", [])
+    return list(found) if isinstance(found, list) else []
 
 
 def player_id(game: Game, seat: Seat) -> int:

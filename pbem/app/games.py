@@ -26,7 +26,7 @@ from pbem.app.game_pictures import store_highlights
 from pbem.app.game_state import engine_for, handles, player_id, records
 from pbem.app.move_hints import foreign_notation_hint
 from pbem.app.news import result_news, turn_news
-from pbem.app.notes import carry_pending_note
+from pbem.app.notes import carry_pending_note, note_follows_move
 from pbem.app.observers import notify_observers
 from pbem.engine.base import Audience, Outcome, Seat, Transition
 from pbem.engine.capabilities import seal_action
@@ -153,7 +153,8 @@ def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> _Follo
         conditionals.clear(game, seat)
         return _Followed(lines=[f"Your conditional move {text} could not be played ({error}); "
                                 "your conditional lines are cleared."])
-    _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action))
+    _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action),
+                       by_sender=False)
     played = f"{move_label(number, seat)} {transition.record}"
     return _Followed(played, [f"Your conditional move was played for you: Played {played}",
                               *notes_for(transition.notes, seat)])
@@ -176,13 +177,15 @@ def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, sea
 
 
 def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transition: Transition[Any],
-                       canonical: str = "") -> Result:
-    """Store ``seat``'s turn, play the opponent's conditional reply if one answers it, mail the
-    opponent once about both; the mover's result."""
+                       canonical: str = "", by_sender: bool = True) -> Result:
+    """Store ``seat``'s turn (not ``by_sender``: a conditional move played for them), play the opponent's
+    conditional reply if one answers it, mail the opponent once about both; the mover's result."""
     engine = engine_for(game)
     state = transition.state
     lapsed = game.draw_offer == seat.other.value
     _store_turn(ctx, game, seat, number, transition)
+    if by_sender:
+        note_follows_move(ctx, game)  # this mail's note follows this turn, not a conditional reply to it
     played = f"{move_label(number, seat)} {transition.record}"
     outcome = engine.outcome(state)
     names = handles(ctx, game)
@@ -206,7 +209,8 @@ def _commit_transition(ctx: Context, game: Game, seat: Seat, number: int, transi
         followed = _Followed(conditional.played, [*followed.lines, *conditional.lines])
     mail = _opponent_mail(ctx, game, seat, played, notes_for(transition.notes, opponent), followed)
     ctx.send(mail)
-    carry_pending_note(ctx, mail)  # 'say' lines earlier in this mail travel with the move
+    if by_sender:
+        carry_pending_note(ctx, mail)  # 'say' lines earlier in this mail travel with the move
     return result
 
 

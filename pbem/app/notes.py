@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_mail import game_mail
-from pbem.app.game_state import handles, player_id
+from pbem.app.game_options import public_notes
+from pbem.app.game_state import handles, notes_of, player_id
 from pbem.engine.base import Seat
 from pbem.mail.compose import Outgoing
+from pbem.store.models import Game
+from pbem.store.vocabulary import GameStatus
 
-__all__ = ["MAX_NOTES_PER_DAY", "MAX_NOTE_CHARS", "add_note", "carry_pending_note", "notes_of", "quoted"]
+__all__ = [
+    "MAX_NOTES_PER_DAY",
+    "MAX_NOTE_CHARS",
+    "add_note",
+    "after_news",
+    "carry_pending_note",
+    "note_follows_move",
+    "notes_for_observers",
+    "quoted",
+]
 
 #: The longest note one mail may carry (all its ``say`` lines together), in characters.
 MAX_NOTE_CHARS = 500
 #: How many notes one player may send in one game within 24 hours.
 MAX_NOTES_PER_DAY = 10
-
-
-def notes_of(extras: dict[str, object]) -> list[dict[str, object]]:
-    """The notes stored with a game: dicts with ply, seat, text and at (ISO time)."""
-    found = extras.get("notes", [])
-    return list(found) if isinstance(found, list) else []
 
 
 def quoted(handle: str, text: str) -> str:
@@ -56,7 +63,8 @@ def add_note(ctx: Context, text: str) -> Result:
     if len(words) > MAX_NOTE_CHARS:
         raise CommandError(f"note not sent: a mail's notes may hold at most {MAX_NOTE_CHARS} characters "
                            f"(this one would hold {len(words)})")
-    entry: dict[str, object] = {"ply": game.ply, "seat": seat.value, "text": words, "at": now.isoformat()}
+    ply = _note_ply(ctx, game)
+    entry: dict[str, object] = {"ply": ply, "seat": seat.value, "text": words, "at": now.isoformat()}
     if index is None:
         ctx.memo[key] = len(notes)
         notes.append(entry)
@@ -88,8 +96,7 @@ def _relay(ctx: Context, seat: Seat, words: str) -> None:
              and ctx.move_played]
     if moved:
         mail = moved[-1]
-        news, rest = mail.body.split("\n\n", 1)
-        mail.body = f"{news}\n\n{block}\n\n{rest}"
+        mail.body = after_news(mail.body, (block,))
     else:
         mail = game_mail(ctx, game, seat.other, "player/notice.txt",
                          headline=f"{names[seat]} sends you a note in game {game.id}.", lines=["", block])
@@ -99,8 +106,20 @@ def _relay(ctx: Context, seat: Seat, words: str) -> None:
     ctx.memo[key] = (mail, block)
 
 
+def note_follows_move(ctx: Context, game: Game) -> None:
+    """The sender's move was just stored: this mail's note follows it (and not a conditional reply to it)."""
+    ctx.memo[f"note-ply:{game.id}"] = game.ply
+
+
+def _note_ply(ctx: Context, game: Game) -> int:
+    """The ply this mail's note follows: that of the sender's move if the mail played one, else the game's."""
+    ply: int = ctx.memo.get(f"note-ply:{game.id}", game.ply)
+    return ply
+
+
 def carry_pending_note(ctx: Context, mail: Outgoing) -> None:
-    """A move later in the mail than its ``say`` lines: the note travels in the move's mail instead."""
+    """The sender's move later in the mail than its ``say`` lines: the note travels in the move's mail to the
+    opponent instead of a mail of its own, and follows the move in the record."""
     game = ctx.game
     if game is None or game.id is None:
         return
@@ -109,12 +128,57 @@ def carry_pending_note(ctx: Context, mail: Outgoing) -> None:
         return
     own, block = alone
     ctx.outgoing = [m for m in ctx.outgoing if m is not own]
-    news, rest = mail.body.split("\n\n", 1)
-    mail.body = f"{news}\n\n{block}\n\n{rest}"
+    mail.body = after_news(mail.body, (block,))
     mail.own_words = (*mail.own_words, block)
     ctx.memo[f"note-mail:{game.id}"] = (mail, block)
     key = f"note:{game.id}"
     if key in ctx.memo:
         notes = notes_of(game.extras)
-        notes[ctx.memo[key]] = {**notes[ctx.memo[key]], "ply": game.ply}
+        notes[ctx.memo[key]] = {**notes[ctx.memo[key]], "ply": _note_ply(ctx, game)}
         game.extras = {**game.extras, "notes": notes}
+
+
+def after_news(body: str, blocks: Sequence[str]) -> str:
+    """``body`` with ``blocks`` (quoted notes) after its first paragraph, the news, as paragraphs of their own."""
+    if not blocks:
+        return body
+    news, _, rest = body.partition("\n\n")
+    return "\n\n".join([news, *blocks, rest])
+
+
+#: In game.extras: how many of the game's notes, first to last, observers have had (or have missed:
+#: a note said while nobody observed is not mailed to a later observer).
+_OBSERVED = "notes_observed"
+
+
+def notes_for_observers(ctx: Context, game: Game, visible_ply: int) -> tuple[str, ...]:
+    """The notes the observers' mail that shows ply ``visible_ply`` carries, quoted and attributed as the
+    opponent read them; from then on they count as seen. None unless the game has public-notes=yes.
+
+    The rule under ``observer-delay``: a note said at ply p (after p half-moves; one sent with a move
+    belongs to that move's ply) goes to observers in the first mail that lets them see ply p+1, the
+    move played after the note (``p < visible_ply``), or in the final mail if the game ends first. So
+    a note reaches observers no sooner than the move that answered it, and never before the position
+    it was said in: observers who see the game K plies late get its notes K plies late too. Notes go
+    in the order they were said; one still waiting holds back those said after it (after a takeback,
+    a later note may have a smaller ply).
+    """
+    if not public_notes(game.options):
+        return ()
+    notes = notes_of(game.extras)
+    seen = int(str(game.extras.get(_OBSERVED, 0)))
+    over = game.status != GameStatus.ACTIVE
+    # A note whose 'say' came before this mail's move will follow that move (see carry_pending_note).
+    pending = ctx.memo.get(f"note:{game.id}") if f"note-alone:{game.id}" in ctx.memo else None
+    names = handles(ctx, game)
+    blocks: list[str] = []
+    for index in range(seen, len(notes)):
+        note = notes[index]
+        ply = _note_ply(ctx, game) if index == pending else int(str(note.get("ply", 0)))
+        if not over and ply >= visible_ply:
+            break
+        blocks.append(quoted(names[Seat(str(note.get("seat")))], str(note.get("text", ""))))
+    if blocks:
+        game.extras = {**game.extras, _OBSERVED: seen + len(blocks)}
+        ctx.session.add(game)
+    return tuple(blocks)

@@ -23,6 +23,7 @@ from pbem.app.game_options import game_option
 from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, records
 from pbem.app.news import result_news, turn_news
+from pbem.app.notes import after_news, notes_for_observers
 from pbem.app.settings import setting
 from pbem.engine.base import Audience, Outcome, Seat
 from pbem.mail.compose import Outgoing
@@ -52,10 +53,11 @@ def observer_state(ctx: Context, game: Game) -> Any:
 def notify_observers(ctx: Context, game: Game) -> None:
     """Mail every observer the public position (delayed as the game says) and the last move they may see."""
     observers = list(ctx.session.exec(select(Observation).where(Observation.game_id == game.id)))
-    if not observers:
-        return
     delay = game_option(game.options, "observer-delay") if game.status == GameStatus.ACTIVE else 0
     visible_ply = max(0, game.ply - delay)
+    said = notes_for_observers(ctx, game, visible_ply)  # with or without observers: a later one gets only newer
+    if not observers:
+        return
     if visible_ply == 0 and game.status == GameStatus.ACTIVE:
         return  # nothing observers may see has changed yet
     row = ctx.session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id,
@@ -83,10 +85,12 @@ def notify_observers(ctx: Context, game: Game) -> None:
                              records(ctx, game) if finished else (), highlight=not delay,
                              link=web_link(ctx, f"/games/{game.id}"))
         ctx.send(Outgoing(to=account.email, subject=f"{subject_of(ctx, game)} (observing)",
-                          body=with_link(with_clock(body, clock), web_link(ctx, f"/games/{game.id}")),
+                          body=with_link(with_clock(after_news(body, said), clock),
+                                         web_link(ctx, f"/games/{game.id}")),
                           reply_to=ctx.services.addresses.personal(account.id),
                           in_reply_to=root, references=(root,), auto_submitted="auto-generated", game_id=game.id,
-                          html_source=source, attachments=final_attachments(ctx, game) if finished else ()))
+                          html_source=source, own_words=said,
+                          attachments=final_attachments(ctx, game, public=True) if finished else ()))
 
 
 def _headline(game: Game, names: dict[Seat, str], played: str, delay: int, to_move: Seat | None) -> str:

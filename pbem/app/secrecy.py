@@ -20,9 +20,12 @@ __all__ = [
 
 
 def secrets_by_owner(ctx: Context) -> list[tuple[str, tuple[str, ...]]]:
-    """Each unrevealed secret of the games this mail touched, with its owner's address."""
+    """Each unrevealed secret of the games this mail touched or is about, with its owner's address."""
     owned: list[tuple[str, tuple[str, ...]]] = []
-    for game in ctx.touched_games.values():
+    games = dict(ctx.touched_games)
+    if ctx.game is not None and ctx.game.id is not None:
+        games.setdefault(ctx.game.id, ctx.game)  # one it did not change: its 'history', its 'board'
+    for game in games.values():
         engine = engine_for(game)
         for seat, strings in secrets_of(engine, engine.load(game.state)).items():
             owner = ctx.account_by_id(player_id(game, seat))

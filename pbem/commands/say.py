@@ -14,7 +14,9 @@ class Say:
     name: ClassVar[str] = "say"
     aliases: ClassVar[tuple[str, ...]] = ()
     usage: ClassVar[str] = "say TEXT   (several 'say' lines in one mail make one note)"
-    summary: ClassVar[str] = "a note to your opponent, sent with your move or on its own (500 characters, 10 a day)"
+    summary: ClassVar[str] = ("a note to your opponent, sent with your move or on its own (500 characters, "
+                              "10 a day); kept in the game's record, and shown to observers only if the "
+                              "game has option public-notes=yes")
     scopes: ClassVar[frozenset[AddressKind]] = frozenset({SEAT})
     details: ClassVar[str] = (
         "Your words go to your opponent exactly as you write them, quoted under\n"

@@ -32,9 +32,14 @@ class SecretKeeping(Protocol):
 
 @runtime_checkable
 class RecordExport(Protocol):
-    """A game record a chess program reads: PGN movetext from each turn's record and stored position."""
+    """A game record a chess program reads: PGN movetext from each turn's record and stored position.
 
-    def movetext(self, plies: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]: ...
+    ``comments`` are texts to write as brace comments after the ply they are keyed by (0: before the
+    first move), in their order, with :func:`pbem.engine.notation.comment_words`.
+    """
+
+    def movetext(self, plies: Sequence[tuple[str, Mapping[str, Any]]],
+                 comments: Mapping[int, Sequence[str]] | None = None) -> list[str]: ...
 
 
 def seal_action(engine: object, state: Any, action: Any, nonce: str) -> Any:

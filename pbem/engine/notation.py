@@ -18,8 +18,10 @@ __all__ = [
     "CASTLE_LONG",
     "CASTLE_SHORT",
     "castling_side",
+    "comment_words",
     "looks_like_move",
     "move_error",
+    "pgn_comment",
     "strip_annotation",
     "strip_comment_and_number",
     "strip_decorations",
@@ -98,3 +100,28 @@ def wrap_words(words: Sequence[str], width: int = 79) -> list[str]:
     if line:
         lines.append(line)
     return lines
+
+
+def comment_words(text: str) -> list[str]:
+    """``text`` as one PGN brace comment, in units for :func:`wrap_words` (a comment may span lines).
+
+    PGN has no escape inside braces (a comment ends at the first ``}``), so a ``}`` in the text is
+    written ``)``; ``[%`` is written ``[ %``, since readers take ``[%name ...]`` in a comment for a
+    command (the Hyperspace reader applies ``[%hs ...]``); line breaks and runs of blanks become one
+    space; and a word that begins with ``%`` stays on its neighbour's line, since a line that begins
+    with ``%`` is an escape line, which readers skip.
+    """
+    words = text.replace("}", ")").replace("[%", "[ %").split()
+    units = ["{" + (words[0] if words else "")]
+    for word in words[1:]:
+        if word.startswith("%"):
+            units[-1] = f"{units[-1]} {word}"
+        else:
+            units.append(word)
+    units[-1] += "}"
+    return units
+
+
+def pgn_comment(text: str) -> str:
+    """``text`` as one PGN brace comment, exactly as :func:`comment_words` writes it, on one line."""
+    return " ".join(comment_words(text))

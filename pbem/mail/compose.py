@@ -52,6 +52,9 @@ class Attachment:
     data: bytes
     maintype: str = "application"
     subtype: str = "octet-stream"
+    #: The players' words in a text file (their notes as a record's comments), one entry per copy: the
+    #: secret scan skips them as it skips a mail's ``own_words`` (they may be wrapped across lines).
+    own_words: tuple[str, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,19 +323,30 @@ def to_bytes(message: Message) -> bytes:
     return out.getvalue()
 
 
+def _without_once(text: str, passages: Iterable[str]) -> str:
+    """``text`` with one copy of each passage taken out, a line break in its place (so that no string
+    forms across the gap); a blank in a passage matches any run of blanks and line breaks, since a
+    record wraps its comments wherever the line is full."""
+    for passage in passages:
+        words = passage.split()
+        if words:
+            text = re.sub(r"\s+".join(map(re.escape, words)), "\n", text, count=1)
+    return text
+
+
 def scan_for_secrets(mail: Outgoing, forbidden: Iterable[str]) -> None:
     """Raise when the mail's text (headers and body, before any transfer encoding) holds a forbidden string."""
     needles = [needle.lower() for needle in forbidden if needle]
     if not needles:
         return
-    body, html = mail.body, mail.html
-    for words in mail.own_words:  # each quoted note once: a second copy would be the server's text
-        body = body.replace(words, "", 1)
-        html = html.replace(escape(words), "", 1)
+    # Each player's passage once per part: a second copy would be the server's text.
+    body = _without_once(mail.body, mail.own_words)
+    html = _without_once(mail.html, [escape(words) for words in mail.own_words])
     texts = [mail.to, mail.subject, mail.reply_to, mail.in_reply_to, *mail.references, body, html]
     texts.extend(image.filename for image in mail.images)
     texts.extend(item.filename for item in mail.attachments)
-    texts.extend(item.data.decode("utf-8", "replace") for item in mail.attachments if item.maintype != "image")
+    texts.extend(_without_once(item.data.decode("utf-8", "replace"), item.own_words)
+                 for item in mail.attachments if item.maintype != "image")
     haystack = "\n".join(texts).lower()
     for needle in needles:
         if needle in haystack:

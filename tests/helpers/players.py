@@ -40,14 +40,14 @@ def register(pipe: Pipeline, address: str, handle: str) -> str:
     return str(only_mail(pipe, address)["Reply-To"])
 
 
-def begin_game(pipe: Pipeline, terms: str = "") -> tuple[str, str, str, str]:
-    """alice (white) challenges bob to Hyperspace Chess on ``terms``, bob accepts.
+def begin_game(pipe: Pipeline, terms: str = "", variant: str = "hyperspace") -> tuple[str, str, str, str]:
+    """alice (white) challenges bob to ``variant`` (Hyperspace Chess) on ``terms``, bob accepts.
 
     Returns alice's and bob's personal addresses, then their seat addresses.
     """
     alice = register(pipe, ALICE, "alice")
     bob = register(pipe, BOB, "bob")
-    pipe.send(ALICE, alice, f"challenge bob hyperspace white {terms}".strip())
+    pipe.send(ALICE, alice, f"challenge bob {variant} white {terms}".strip())
     number = re.search(r"accept (\d+)", next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB))
     assert number
     pipe.send(BOB, bob, f"accept {number.group(1)}")

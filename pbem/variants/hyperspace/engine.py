@@ -289,9 +289,10 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
                 found.append((square, Mark.RETURNED))
         return found
 
-    def movetext(self, plies: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    def movetext(self, plies: Sequence[tuple[str, Mapping[str, Any]]],
+                 comments: Mapping[int, Sequence[str]] | None = None) -> list[str]:
         """PGN movetext a chess program reads (RecordExport): the turns' records and stored positions."""
-        return pgn.movetext_words([pgn.Ply(record, after) for record, after in plies])
+        return pgn.movetext_words([pgn.Ply(record, after) for record, after in plies], comments)
 
     def _public_line(self, entry: PoolEntry, state: HyperspaceState) -> str:
         who = side_title(entry.seat)

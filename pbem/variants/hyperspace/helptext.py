@@ -68,6 +68,7 @@ HELP_TEXT = "\n".join([
     "                            which plain chess calls illegal: the null move stands for it",
     "  {[%hs ?Rh1@2:8]}          at the end: a piece still in hyperspace, back at the end of its",
     "                            owner's turn 8; its square is not shown until it returns",
+    "  {alice: good luck}        a player's note ('say'), after the turn it came with",
     "",
     "Commitment. When you phase out, everybody receives the SHA-256 digest of the text",
     "  hyperspace-chess/1|<seat>|<piece><from>@<delay>|turn=<return turn>|square=<square>|nonce=<nonce>",

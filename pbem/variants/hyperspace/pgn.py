@@ -12,7 +12,7 @@ import chess
 import chess.pgn
 
 from pbem.engine.base import Seat
-from pbem.engine.notation import wrap_words
+from pbem.engine.notation import comment_words, wrap_words
 from pbem.variants.hyperspace import notation, rules
 from pbem.variants.hyperspace.model import BoardMove, HyperspaceState, PoolEntry, load_state
 
@@ -65,6 +65,10 @@ After every comment of events comes a second one, [%fen FEN], with the
 position those events leave (pieces in hyperspace are off the board): a
 reader that does not apply the events can set up that position and go on
 reading the SAN from there.
+
+Any other comment is a player's note, {HANDLE: TEXT}, after the turn it
+was sent with (before the first move: sent before it); a "}" in a note is
+written ")" and "[%" is written "[ %".
 """
 
 _COMMAND = re.compile(r"\[%hs\s+([^\]]*)\]")
@@ -198,17 +202,20 @@ def _fen_comment(reader: chess.Board) -> list[str]:
     return ["{[%fen", board, *fields[:-1], fields[-1] + "]}"]
 
 
-def movetext_words(plies: Sequence[Ply]) -> list[str]:
+def movetext_words(plies: Sequence[Ply], comments: Mapping[int, Sequence[str]] | None = None) -> list[str]:
     """The movetext (without result) of the game made of ``plies``, from the initial position.
 
+    ``comments`` (texts keyed by the ply they follow, 0: before the first move) are written as brace
+    comments after that ply's own comments of events (see comment_words).
     Raises ValueError when a record does not fit its stored position (a bug, or data from
     before positions were kept): the caller should then fall back to the plain record.
     """
+    comments = comments or {}
     state = rules.initial_state()
     reader = chess.Board()  # the board a reader of this PGN holds, events applied
-    words: list[str] = []
+    words: list[str] = [word for text in comments.get(0, ()) for word in comment_words(text)]
     number_black = True  # a black turn needs "N..." at the start or after a comment
-    for ply in plies:
+    for index, ply in enumerate(plies, start=1):
         after_state = load_state(ply.state_after)
         before = rules.board_of(state)
         token, events = _ply_words(state, after_state, ply.record, reader)
@@ -217,10 +224,11 @@ def movetext_words(plies: Sequence[Ply]) -> list[str]:
         elif number_black:
             words.append(f"{before.fullmove_number}...")
         words.append(token)
-        number_black = bool(events)
+        number_black = bool(events) or bool(comments.get(index))
         if events:
             words.extend(_comment(events))
             words.extend(_fen_comment(reader))
+        words.extend(word for text in comments.get(index, ()) for word in comment_words(text))
         state = after_state
     away = [f"?{_symbol(e.piece, rules.color_of(e.seat))}{e.from_square}@{e.delay}:{e.returns}" for e in state.pool]
     if away:
