@@ -16,10 +16,10 @@ from sqlmodel import col, or_, select
 
 from pbem.app.clocks import clock_lines, clock_of
 from pbem.app.context import Context
-from pbem.app.game_options import game_option, game_rated
+from pbem.app.game_options import game_option, game_rated, public_notes
 from pbem.app.game_pictures import highlights_of
-from pbem.app.game_state import engine_for, handles
-from pbem.app.records import game_record
+from pbem.app.game_state import engine_for, handles, notes_of
+from pbem.app.records import game_record, note_comments
 from pbem.engine.base import Audience, Seat, View
 from pbem.engine.capabilities import RecordExport
 from pbem.store.models import Account, Challenge, Game, MoveRecord
@@ -130,7 +130,8 @@ def public_game(ctx: Context, game_id: int) -> PublicGame | None:
     state = _state_at(game, rows[-1] if rows else None)
     to_move = engine.to_act(state) if game.status == GameStatus.ACTIVE else None
     behind = delay > 0 and game.ply > visible
-    notes = _notes(game, names, visible) if game_option(game.options, "public-notes") else ()
+    finished = game.status != GameStatus.ACTIVE
+    notes = _notes(game, names, visible, finished) if public_notes(game.options) else ()
     return PublicGame(
         id=game.id, variant=game.variant, title=engine.title, white=names[Seat.WHITE], black=names[Seat.BLACK],
         status=game.status, result=game.result, reason=game.reason, rated=game_rated(game.options),
@@ -150,14 +151,14 @@ def _state_at(game: Game, row: MoveRecord | None) -> Any:
     return engine.load(row.state_after) if row.state_after else engine.load(game.state)
 
 
-def _notes(game: Game, names: dict[Seat, str], visible: int) -> tuple[PublicNote, ...]:
-    """The players' notes said at or before the visible position (a note said with a later move would
-    tell the public that move is made)."""
-    found = game.extras.get("notes", [])
+def _notes(game: Game, names: dict[Seat, str], visible: int, finished: bool) -> tuple[PublicNote, ...]:
+    """The players' notes the public may read: those said before the visible position's last move was
+    answered (ply < visible), as observers' mails show them, and all of them once the game is over."""
     notes = []
-    for note in found if isinstance(found, list) else []:
+    for note in notes_of(game.extras):
         ply, seat, text = note.get("ply"), note.get("seat"), note.get("text")
-        if isinstance(ply, int) and seat in ("white", "black") and isinstance(text, str) and ply <= visible:
+        if isinstance(ply, int) and seat in ("white", "black") and isinstance(text, str) \
+                and (ply < visible or finished):
             notes.append(PublicNote(ply, names[Seat(seat)], text))
     return tuple(notes)
 
@@ -190,7 +191,11 @@ def public_record(ctx: Context, game_id: int) -> tuple[str, str, str] | None:
                                                           MoveRecord.ply <= shown.visible_ply)
                                  .order_by(col(MoveRecord.ply))).all())
     site = ctx.services.config.public_url or ctx.services.addresses.domain
-    text = game_record(game, rows, shown.white, shown.black, site)
+    comments = None
+    if public_notes(game.options):  # the notes the pages show, at the plies they were said
+        said = note_comments(game, shown.visible_ply, shown.white, shown.black)
+        comments = {ply: texts for ply, texts in said.items() if ply < shown.visible_ply or not shown.active}
+    text = game_record(game, rows, shown.white, shown.black, site, comments)
     if isinstance(engine_for(game), RecordExport):
         return f"pbem-game-{game_id}.pgn", "application/x-chess-pgn", text + "\n"
     return f"pbem-game-{game_id}.txt", "text/plain", text + "\n"

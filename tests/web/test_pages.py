@@ -209,3 +209,19 @@ def test_mail_carries_the_game_pages_link_when_public_url_is_set(tmp_path: Path)
     finally:
         plain.close()
 
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_notes_are_on_the_pages_only_when_public_and_only_once_answered(pipe: Pipeline, public: bool) -> None:
+    terms = "days 3 option public-notes=yes" if public else "days 3"
+    _, _, alice_seat, bob_seat = begin_game(pipe, terms)
+    pipe.send(ALICE, alice_seat, "Pe2-e4\nsay have fun")
+    with serving(pipe) as site:
+        assert "have fun" not in site.get("/games/1").text  # said with the last move: not answered yet
+        pipe.send(BOB, bob_seat, "Pe7-e5")
+        page, record = site.get("/games/1").text, site.get("/games/1.pgn").text
+        api = site.get("/api/games/1").text
+        for text in (page, record, api):
+            assert ("have fun" in text) is public
+        if public:
+            assert "{alice: have fun}" in record
