@@ -16,6 +16,7 @@ __all__ = [
     "ConfigError",
     "DatabaseSection",
     "GamesSection",
+    "LogSection",
     "OutboundSection",
     "ServerSection",
     "SmtpSection",
@@ -52,6 +53,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "vacation_days_per_year": 30,
         "seek_days": 7,
         "abort_without_first_move": True,
+    },
+    "log": {
+        "level": "INFO",
+        "format": "text",
     },
     "web": {
         "enabled": True,
@@ -118,6 +123,20 @@ class GamesSection:
 
 
 @dataclass(frozen=True, slots=True)
+class LogSection:
+    """[log]: what `pbem serve` logs (DEBUG, INFO, WARNING, ERROR) and how (text or json)."""
+
+    level: str
+    format: str
+
+    def __post_init__(self) -> None:
+        if self.level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+            raise ConfigError(f"[log] level = {self.level!r}: one of DEBUG, INFO, WARNING, ERROR is needed")
+        if self.format not in ("text", "json"):
+            raise ConfigError(f"[log] format = {self.format!r}: text or json is needed")
+
+
+@dataclass(frozen=True, slots=True)
 class WebSection:
     """[web]: the read-only pages, JSON API and feeds, served by ``pbem serve`` beside the SMTP listener."""
 
@@ -133,6 +152,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "outbound": OutboundSection,
     "database": DatabaseSection,
     "games": GamesSection,
+    "log": LogSection,
     "web": WebSection,
 }
 
@@ -178,6 +198,7 @@ class Config:
     outbound: OutboundSection
     database: DatabaseSection
     games: GamesSection
+    log: LogSection
     web: WebSection
     source: Path | None = None
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pbem.cli.logs import LEVELS, configure_logging
 from pbem.config import ConfigError, load_config
 from pbem.engine.base import Audience, Variant
 from pbem.engine.capabilities import FastPerft
@@ -111,10 +111,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as error:
         raise CliError(str(error)) from error
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd logs every SMTP line at INFO
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # one line per plugin and migration step
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per re-armed alarm and per run
+    configure_logging(args.log_level or config.log.level, args.log_format or config.log.format)
     asyncio.run(Server(config).run_forever())
     return 0
 
@@ -173,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the server (listener, worker, delivery) in the foreground")
     serve.add_argument("--config", help="TOML configuration file (default: ./pbem.toml if present)")
+    serve.add_argument("--log-level", type=str.upper, choices=LEVELS,
+                       help="what to log (default: [log] level, INFO)")
+    serve.add_argument("--log-format", choices=("text", "json"),
+                       help="one line per event as text or as JSON (default: [log] format, text)")
     serve.set_defaults(func=cmd_serve)
     export = sub.add_parser("export", help="print a game's record (PGN for Hyperspace Chess)")
     export.add_argument("game", metavar="GAME", help="the game number")

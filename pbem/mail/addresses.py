@@ -18,7 +18,7 @@ from enum import StrEnum
 
 from pbem.engine.base import Seat
 
-__all__ = ["Address", "AddressBook", "AddressKind"]
+__all__ = ["Address", "AddressBook", "AddressKind", "redacted"]
 
 _MAC_HEX_CHARS = 20  # 80 bits: unguessable, and short enough for a readable address
 _PAYLOAD = re.compile(
@@ -109,3 +109,15 @@ class AddressBook:
         if match["invite"]:
             return Address(kind=AddressKind.INVITATION, challenge_id=int(match["invite"]))
         return Address(kind=AddressKind.CONFIRM, inbox_id=int(match["held"]))
+
+
+def redacted(address: str) -> str:
+    """``address`` fit for a log line: a token after '+' (which would let a reader act as its owner) and
+    anything past 80 characters replaced; the domain and the public local part stay."""
+    local, at, domain = address.strip().strip("<>").rpartition("@")
+    if not at:
+        return f"{address[:40]}…" if len(address) > 40 else address
+    prefix, plus, _ = local.partition("+")
+    shown = f"{prefix[:40]}+…" if plus else local[:40]
+    return f"{shown}@{domain[:40]}"
+

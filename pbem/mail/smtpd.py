@@ -16,7 +16,7 @@ from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from pbem.mail.addresses import Address, AddressBook, AddressKind
+from pbem.mail.addresses import Address, AddressBook, AddressKind, redacted
 from pbem.store.db import Database
 from pbem.store.models import Challenge, InboxItem, utcnow
 from pbem.store.vocabulary import ChallengeStatus, InboxStatus
@@ -145,6 +145,11 @@ def expired_reason(db: Database, address: Address) -> str | None:
     return None
 
 
+
+def _peer(session: Session) -> str:
+    peer = session.peer
+    return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer or "?")
+
 class InboundHandler:
     """aiosmtpd handler: no parsing or game logic here, only verification and storage."""
 
@@ -159,6 +164,8 @@ class InboundHandler:
     ) -> str:
         verified = self.addresses.verify(address)
         if verified is None:
+            log.info("refused RCPT %s from %s (peer %s): no such address or a forged token", redacted(address),
+                     redacted(envelope.mail_from or ""), _peer(session))
             return f"550 5.1.1 <{address}>: no such address here"
         if verified.kind in (AddressKind.INVITATION, AddressKind.CONFIRM):
             try:
@@ -167,6 +174,7 @@ class InboundHandler:
                 log.exception("could not check %s", address)
                 return "451 4.3.0 temporary failure; please retry"
             if expired:
+                log.info("refused RCPT %s (peer %s): %s", redacted(address), _peer(session), expired)
                 return f"550 5.1.1 <{address}>: {expired}"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
@@ -182,9 +190,15 @@ class InboundHandler:
         except Exception:
             log.exception("could not store an inbound mail from %r", sender)
             return "451 4.3.0 temporary failure storing the message; please retry"
+        kinds = ",".join(sorted({str(found.kind) for rcpt in envelope.rcpt_tos
+                                 if (found := self.addresses.verify(rcpt)) is not None}))
         if stored:
+            log.info("received %s from %s for %s (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
+                     kinds, len(raw))
             self.on_stored()
             return "250 2.0.0 message accepted"
+        log.info("duplicate %s from %s absorbed (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
+                 len(raw))
         return "250 2.0.0 duplicate message already accepted"
 
     async def handle_exception(self, error: Exception) -> str:

@@ -9,6 +9,7 @@ line of the owner's receipt.
 from __future__ import annotations
 
 import io
+import logging
 import random
 import re
 from dataclasses import dataclass
@@ -107,6 +108,10 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
     gets it by a ``secret`` mail half the time, before the opponent moves."""
     rng = random.Random(seed)
     pipe = Pipeline(tmp_path)
+    log = _Captured()
+    logging.getLogger().addHandler(log)
+    previous_level = logging.getLogger().level
+    logging.getLogger().setLevel(logging.INFO)
     try:
         seats = dict(zip((ALICE, BOB), started_game(pipe), strict=True))
         state = ENGINE.setup()
@@ -141,6 +146,7 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
                 check_pictures(message, recipient, state, highlights, pending)
                 checked += 1
                 pending = [c for c in pending if c not in revealed]
+            check_log(log.take(), pending, [*seats.values(), text])
             return [recipient for recipient, _ in mails]
 
         for _ in range(plies):
@@ -157,7 +163,36 @@ def play_random_game(tmp_path: Path, seed: int, plies: int) -> tuple[int, int]:
                 assert exchange(player, f"secret {turn} {declaration} {random_square(rng, declaration)}") == [player]
         return checked, made
     finally:
+        logging.getLogger().removeHandler(log)
+        logging.getLogger().setLevel(previous_level)
         pipe.close()
+
+
+class _Captured(logging.Handler):
+    """The log lines of the run, as an operator's log would hold them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+    def take(self) -> list[str]:
+        taken, self.lines = self.lines, []
+        return taken
+
+
+def check_log(lines: list[str], pending: list[Commitment], private: list[str]) -> None:
+    """No unrevealed square, nonce or commitment, no address token and no mail body in any log line."""
+    tokens = [address.split("+", 1)[1].split("@")[0] for address in private if "+" in address]
+    bodies = [text for text in private if "+" not in text and "{" in text]  # a phase-out with its square
+    for line in lines:
+        for commitment in pending:
+            assert commitment.nonce not in line and f"{{{commitment.square}}}" not in line, line
+            assert f"returns to {commitment.square}" not in line, line
+        assert not any(token in line for token in tokens), line
+        assert not any(body in line for body in bodies), line
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

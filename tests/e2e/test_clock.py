@@ -80,6 +80,11 @@ def test_a_deadline_passed_while_stopped_is_applied_once_after_restart(tmp_path:
         harness.settle(quiet=2.0)
         assert server.stop() == 0
         assert sum(is_over(m) for m in alice.inbox()) == 1 and sum(is_over(m) for m in bob.inbox()) == 1
+        # The operator's log says so, once, in the run after the restart (the second start's lines).
+        runs = (tmp_path / "serve.log").read_text(encoding="utf-8").split("pbem serving ")
+        assert len(runs) == 4  # what came before the first start, then one part per start
+        out_of_time = re.compile(r"INFO pbem\.sweep: deadline: game \d+, white out of time: alice lost on time")
+        assert [len(out_of_time.findall(run)) for run in runs[1:]] == [0, 1, 0]
     finally:
         server.stop()
         harness.close()

@@ -1,0 +1,46 @@
+"""Logging for `pbem serve`: one line per event, as text for a terminal or journald, or as JSON for a collector."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+
+__all__ = ["LEVELS", "configure_logging"]
+
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+#: Libraries that talk too much at INFO: aiosmtpd logs every SMTP line, alembic every plugin and migration
+#: step, apscheduler every re-armed alarm, aiohttp every request (pbem logs what matters itself).
+_QUIET = ("mail.log", "alembic", "apscheduler", "aiohttp.access")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time (UTC, ISO 8601), level, logger, message, and the traceback if any."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            entry["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def configure_logging(level: str, fmt: str) -> None:
+    """Send pbem's log to standard error at ``level`` (DEBUG, INFO, WARNING, ERROR) as ``text`` or ``json``."""
+    handler = logging.StreamHandler()
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    for name in _QUIET:
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
