@@ -63,6 +63,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "host": "127.0.0.1",
         "port": 8025,
         "public_url": "",
+        "health_queue_seconds": 300,
     },
 }
 
@@ -144,6 +145,7 @@ class WebSection:
     host: str
     port: int
     public_url: str  # where people reach the pages; empty: mails carry no links
+    health_queue_seconds: float  # /healthz fails once the oldest unprocessed mail is older
 
 
 _SECTIONS: dict[str, type[Any]] = {

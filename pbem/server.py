@@ -7,6 +7,7 @@ import contextlib
 import logging
 import signal
 import socket
+import time
 
 from pbem.config import Config
 from pbem.mail.delivery import Deliverer
@@ -29,6 +30,9 @@ WORKER_BATCH = 16
 #: The scheduler's safety-net sweep (and how soon a standby instance takes over a dead leader);
 #: the real wake-ups are armed at each game's next event.
 SWEEP_POLL_SECONDS = 10.0
+#: A loop that has not gone round for this long is reported stuck by /healthz (a round waits POLL_SECONDS
+#: at most when idle; a long batch of work may take a while).
+LOOP_STALL_SECONDS = 120.0
 
 
 class Server:
@@ -46,8 +50,11 @@ class Server:
         self.sweeper = Sweeper(self.db, self.services)
         self.leadership = Leadership(self.db)
         self.alarm = Alarm(self._sweep, SWEEP_POLL_SECONDS)
-        self.web = (WebServer(self.db, self.services, config.web.host, config.web.port)
-                    if config.web.enabled else None)
+        # The pages when [web] enabled; /healthz and /metrics on the same port either way.
+        self.web: WebServer | None = WebServer(self.db, self.services, config.web.host, config.web.port,
+                                               loops=self.loop_problems, pages=config.web.enabled)
+        #: When each loop last went round (time.monotonic()), for /healthz.
+        self._beats: dict[str, float] = {}
         self._inbox_event = asyncio.Event()
         self._outbox_event = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -84,8 +91,23 @@ class Server:
             await asyncio.wait_for(event.wait(), timeout)
         event.clear()
 
+    def loop_problems(self) -> list[str]:
+        """The worker and delivery loops that are not going round (stopped, or stuck past LOOP_STALL_SECONDS)."""
+        problems = []
+        now = time.monotonic()
+        for task in self._tasks:
+            name = task.get_name().removeprefix("pbem-")
+            if task.done():
+                problems.append(f"the {name} loop has stopped")
+            elif now - self._beats.get(name, now) > LOOP_STALL_SECONDS:
+                problems.append(f"the {name} loop has not gone round for {now - self._beats[name]:.0f} s")
+        if not self._tasks:
+            problems.append("the worker and delivery loops are not running")
+        return problems
+
     async def _work_loop(self) -> None:
         while not self._stopping.is_set():
+            self._beats["worker"] = time.monotonic()
             try:
                 worked = False
                 while await asyncio.to_thread(self.worker.process_next, WORKER_BATCH):
@@ -112,6 +134,7 @@ class Server:
 
     async def _deliver_loop(self) -> None:
         while not self._stopping.is_set():
+            self._beats["delivery"] = time.monotonic()
             wait = POLL_SECONDS
             try:
                 while await asyncio.to_thread(self.deliverer.deliver_due):
@@ -147,7 +170,8 @@ class Server:
         done = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, done.set)
-        web = f", web pages on http://{self.web.host}:{self.web.port}/" if self.web is not None else ""
+        what = "web pages" if self.config.web.enabled else "/healthz and /metrics"
+        web = f", {what} on http://{self.web.host}:{self.web.port}/" if self.web is not None else ""
         print(f"pbem serving {self.addresses.public} on {self.config.smtp.host}:{self.port}{web} "
               f"(database {self.db.url}); Ctrl-C stops", flush=True)
         await done.wait()

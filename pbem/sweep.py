@@ -27,6 +27,7 @@ from pbem.app.secrecy import queue_outgoing
 from pbem.app.settings import digest_reader, next_digest_time
 from pbem.clock import Clock, duration, reminder_points
 from pbem.engine.base import Outcome, Seat
+from pbem.metrics import DEADLINE_EVENTS
 from pbem.store.db import Database
 from pbem.store.models import Account, DigestItem, Game, MoveRecord
 from pbem.store.vocabulary import GameStatus
@@ -125,6 +126,7 @@ class Sweeper:
     def _remind(self, ctx: Context, game: Game, seat: Seat, deadline: datetime, now: datetime) -> None:
         left = duration((deadline - now).total_seconds())
         log.info("deadline: game %s, reminder to %s (%s left)", game.id, seat.value, left)
+        DEADLINE_EVENTS.labels("reminder").inc()
         headline = f"Reminder: your move in game {game.id}; deadline {when(deadline)} ({left} left)."
         ctx.send(game_mail(ctx, game, seat, "player/reminder.txt", headline=headline, left=left,
                            board=board_block(ctx, game, self._state(game), seat)))
@@ -134,6 +136,7 @@ class Sweeper:
         aborts = self._aborts(ctx, game, seat)
         log.info("deadline: game %s, %s's time is up; late notices sent (forfeit at %s)", game.id, seat.value,
                  forfeit_at.strftime("%Y-%m-%d %H:%M UTC"))
+        DEADLINE_EVENTS.labels("late").inc()
         for recipient in Seat:
             if recipient is seat:
                 ending = "the game is aborted" if aborts else "lose on time"
@@ -154,6 +157,7 @@ class Sweeper:
         else:
             outcome = Outcome.win(seat.other, f"{names[seat]} lost on time")
         log.info("deadline: game %s, %s out of time: %s", game.id, seat.value, outcome.reason)
+        DEADLINE_EVENTS.labels("aborted" if outcome.result == "*" else "timeout").inc()
         game.clock = clock.dump()
         state = end_without_move(ctx, game, outcome)
         game_over(ctx, game)

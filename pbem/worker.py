@@ -34,6 +34,7 @@ from pbem.mail.compose import Outgoing
 from pbem.mail.inbound.parse import InboundMail, parse_mail
 from pbem.mail.outbox import queue_mail
 from pbem.mail.render import render
+from pbem.metrics import MAILS_FAILED, MAILS_PROCESSED, PROCESSING_SECONDS
 from pbem.store.db import Database
 from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
 from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxKind
@@ -130,6 +131,7 @@ class Worker:
                 item.status = self._process(session, item)
         except Exception:
             log.exception("inbox %s (%s) failed", item.id, item.message_id)
+            MAILS_FAILED.inc()
             item.status = InboxStatus.FAILED
             item.error = traceback.format_exc()[-4000:]
             try:
@@ -158,8 +160,11 @@ class Worker:
             return InboxStatus.DONE
         outcomes: list[str] = []
         status = self._answer(session, item, mail, outcomes=outcomes)
-        log.info("inbox %s %s processed in %.1f ms: %s", item.id, item.message_id,
-                 (time.perf_counter() - started) * 1000, ", ".join(outcomes) or "no commands")
+        took = time.perf_counter() - started
+        log.info("inbox %s %s processed in %.1f ms: %s", item.id, item.message_id, took * 1000,
+                 ", ".join(outcomes) or "no commands")
+        PROCESSING_SECONDS.observe(took)
+        MAILS_PROCESSED.labels(status).inc()
         return status
 
     def _answer(self, session: Session, item: InboxItem, mail: InboundMail, confirmed: bool = False,

@@ -33,6 +33,7 @@ from pbem.engine.capabilities import seal_action
 from pbem.engine.errors import InvalidMoveError, MoveError
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
+from pbem.metrics import MOVES_APPLIED
 from pbem.store.models import Challenge, Game, MoveRecord
 from pbem.store.vocabulary import ChallengeStatus, GameStatus
 from pbem.variants import get_variant
@@ -234,6 +235,7 @@ def _store_turn(ctx: Context, game: Game, seat: Seat, number: int, transition: T
     ctx.move_played = True
     # The record is the public notation (a phase-out's square is never in it).
     log.info("game %s: ply %d %s %s", game.id, game.ply, seat.value, transition.record)
+    MOVES_APPLIED.labels(game.variant).inc()
     outcome = engine.outcome(state)
     pass_clock(ctx, game, seat, engine.to_act(state))
     if outcome is not None:

@@ -15,6 +15,7 @@ from typing import Any
 from sqlmodel import col, select, update
 
 from pbem.mail.compose import plain_address
+from pbem.metrics import OUTBOX_RETRIED, OUTBOX_SENT
 from pbem.store.db import Database
 from pbem.store.models import OutboxItem, utcnow
 from pbem.store.vocabulary import OutboxStatus
@@ -105,6 +106,7 @@ class Deliverer:
                     break
                 continue
             self._mark_sent(item)
+            OUTBOX_SENT.inc()
             sent += 1
         return sent
 
@@ -166,9 +168,11 @@ class Deliverer:
             row.last_error = f"{type(error).__name__}: {error}"[:2000]
             if permanent or row.attempts >= MAX_ATTEMPTS:
                 row.status = OutboxStatus.FAILED
+                OUTBOX_RETRIED.labels("gave-up").inc()
                 log.error("giving up on outbox %s to %s: %s", row.id, row.recipient, row.last_error)
             else:
                 row.next_attempt_at = utcnow() + _backoff(row.attempts)
+                OUTBOX_RETRIED.labels("retry").inc()
                 log.warning("outbox %s to %s: attempt %d failed, retry at %s: %s", row.id, row.recipient,
                             row.attempts, row.next_attempt_at.strftime("%H:%M:%S"), row.last_error)
             row.leased_by = ""

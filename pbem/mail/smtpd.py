@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
 from pbem.mail.addresses import Address, AddressBook, AddressKind, redacted
+from pbem.metrics import MAILS_RECEIVED, MAILS_REFUSED
 from pbem.store.db import Database
 from pbem.store.models import Challenge, InboxItem, utcnow
 from pbem.store.vocabulary import ChallengeStatus, InboxStatus
@@ -166,6 +167,7 @@ class InboundHandler:
         if verified is None:
             log.info("refused RCPT %s from %s (peer %s): no such address or a forged token", redacted(address),
                      redacted(envelope.mail_from or ""), _peer(session))
+            MAILS_REFUSED.labels("unknown").inc()
             return f"550 5.1.1 <{address}>: no such address here"
         if verified.kind in (AddressKind.INVITATION, AddressKind.CONFIRM):
             try:
@@ -175,6 +177,7 @@ class InboundHandler:
                 return "451 4.3.0 temporary failure; please retry"
             if expired:
                 log.info("refused RCPT %s (peer %s): %s", redacted(address), _peer(session), expired)
+                MAILS_REFUSED.labels("expired").inc()
                 return f"550 5.1.1 <{address}>: {expired}"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
@@ -195,10 +198,12 @@ class InboundHandler:
         if stored:
             log.info("received %s from %s for %s (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
                      kinds, len(raw))
+            MAILS_RECEIVED.labels("stored").inc()
             self.on_stored()
             return "250 2.0.0 message accepted"
         log.info("duplicate %s from %s absorbed (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
                  len(raw))
+        MAILS_RECEIVED.labels("duplicate").inc()
         return "250 2.0.0 duplicate message already accepted"
 
     async def handle_exception(self, error: Exception) -> str:

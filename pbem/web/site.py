@@ -8,12 +8,14 @@ by what they show (pbem.web.versions) and answered 304 to a matching If-None-Mat
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from pbem.app.context import Context, Services
 from pbem.app.public import public_position
@@ -21,6 +23,7 @@ from pbem.mail.render import templates_dir
 from pbem.pictures.render import render_png
 from pbem.store.db import Database
 from pbem.web import api, feeds, pages
+from pbem.web.health import HealthCheck, gauge_registry, health_problems, metrics_text
 from pbem.web.openapi import openapi_document
 from pbem.web.reader import Cached, Reader, ResponseCache
 from pbem.web.render import page
@@ -83,7 +86,10 @@ def _error(status: int, heading: str, message: str, path: str) -> web.Response:
 class _Site:
     """The handlers, over one Reader and one response cache."""
 
-    def __init__(self, db: Database, services: Services) -> None:
+    def __init__(self, db: Database, services: Services, loops: HealthCheck | None = None) -> None:
+        self.db = db
+        self.loops = loops
+        self.gauges = gauge_registry(db, services.now)
         self.read = Reader(db, services)
         self.cache = ResponseCache()
         self.services = services
@@ -169,6 +175,20 @@ class _Site:
         return web.Response(body=self.style, content_type="text/css", charset="utf-8",
                             headers={"Cache-Control": "public, max-age=3600"})
 
+    # -- operations -----------------------------------------------------------------------------
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        stale_after = self.services.config.web.health_queue_seconds
+        problems = await asyncio.to_thread(health_problems, self.db, self.services.now(), self.loops, stale_after)
+        if problems:
+            return web.Response(status=503, text="unhealthy: " + "; ".join(problems) + "\n",
+                                headers={"Cache-Control": "no-store"})
+        return web.Response(text="ok\n", headers={"Cache-Control": "no-store"})
+
+    async def metrics(self, request: web.Request) -> web.Response:
+        body = await asyncio.to_thread(metrics_text, self.gauges)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST, "Cache-Control": "no-store"})
+
     # -- API ------------------------------------------------------------------------------------
 
     async def api_games(self, request: web.Request) -> web.Response:
@@ -235,10 +255,15 @@ def _respond(request: web.Request, entry: Cached) -> web.Response:
     return web.Response(body=entry.body, headers=headers, content_type=content_type, charset=charset or None)
 
 
-def make_app(db: Database, services: Services) -> web.Application:
-    """The web application: every route of the contract's web paths and the API."""
-    site = _Site(db, services)
+def make_app(db: Database, services: Services, loops: HealthCheck | None = None,
+             pages: bool = True) -> web.Application:
+    """The web application: /healthz and /metrics, and (``pages``) every page, feed and API path."""
+    site = _Site(db, services, loops)
     app = web.Application(middlewares=[_guard], client_max_size=64 * 1024)
+    app.router.add_get("/healthz", site.healthz)
+    app.router.add_get("/metrics", site.metrics)
+    if not pages:
+        return app
     digits = r"{game_id:\d+}"
     app.router.add_get("/", site.index)
     app.router.add_get("/style.css", site.stylesheet)
@@ -263,8 +288,10 @@ def make_app(db: Database, services: Services) -> web.Application:
 class WebServer:
     """The web listener's life: bound in ``start`` on the running loop, closed in ``stop``."""
 
-    def __init__(self, db: Database, services: Services, host: str, port: int) -> None:
-        self.app = make_app(db, services)
+    def __init__(self, db: Database, services: Services, host: str, port: int, loops: HealthCheck | None = None,
+                 pages: bool = True) -> None:
+        self.app = make_app(db, services, loops, pages)
+        self.pages = pages
         self.host, self.port = host, port
         self._runner: web.AppRunner | None = None
 
@@ -274,7 +301,7 @@ class WebServer:
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
         self.port = self._runner.addresses[0][1]  # the bound port when 0 was asked for
-        log.info("web pages on http://%s:%d/", self.host, self.port)
+        log.info("%s on http://%s:%d/", "web pages" if self.pages else "/healthz and /metrics", self.host, self.port)
 
     async def stop(self) -> None:
         if self._runner is not None:
