@@ -159,8 +159,9 @@ def test_a_game_page_changes_when_the_game_does_and_not_before(pipe: Pipeline) -
 def test_player_supplied_text_is_escaped_on_every_page(pipe: Pipeline) -> None:
     """A handle, an event name and a note carrying markup and quotes come out as text everywhere."""
     hostile = "<script>alert(1)</script>\"'><img src=x onerror=alert(2)>"
-    _, _, alice_seat, _ = begin_game(pipe, "days 3 option public-notes=yes")
+    _, _, alice_seat, bob_seat = begin_game(pipe, "days 3 option public-notes=yes")
     pipe.send(ALICE, alice_seat, f"Pe2-e4\nsay {hostile}")
+    pipe.send(BOB, bob_seat, "Pe7-e5")  # the public reads a note once the move it came with is answered
     register(pipe, CAROL, "carol")
     from pbem.app.context import Context
     from pbem.events.entries import add_players, create_event
