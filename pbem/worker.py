@@ -181,7 +181,7 @@ class Worker:
                 self._confirm(ctx, item)
                 self._flush(ctx)
                 continue
-            problem = self._identify(ctx)
+            problem = self._identify(ctx) or self._disabled(ctx)
             if problem is None and not confirmed and self._foreign(ctx):
                 self._hold(ctx, item)
                 self._flush(ctx)
@@ -278,6 +278,14 @@ class Worker:
             ctx.game, ctx.seat = game, seat
             ctx.reply_from = services.addresses.seat(game.id or 0, seat, ctx.account.id or 0)
         return None
+
+    def _disabled(self, ctx: Context) -> str | None:
+        """The refusal for a mail from or for an account the operator disabled: nothing in it is done."""
+        if ctx.account is None or not ctx.account.disabled:
+            return None
+        log.warning("mail for account %s refused: the account is disabled", ctx.account.id)
+        return ("your account is disabled by the operator of this server: nothing in this mail was done "
+                "(your games' clocks run on as usual)")
 
     def _run(self, ctx: Context, report: Report) -> None:
         move_tried = False

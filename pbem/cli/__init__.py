@@ -1,1 +1,1 @@
-"""The `pbem` command line: main.py parses and dispatches; the organiser's event commands are in events.py."""
+"""The `pbem` command line: main.py parses and dispatches; event commands in events.py, admin commands in admin.py."""

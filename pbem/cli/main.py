@@ -1,4 +1,4 @@
-"""The `pbem` command line: serve, export, and the engine tools moves / perft / show / variants."""
+"""The `pbem` command line: serve, export, event, admin, and the engine tools moves / perft / show / variants."""
 
 from __future__ import annotations
 
@@ -165,6 +165,12 @@ def _add_event_parser(sub: Any) -> None:
     add_event_parser(sub)
 
 
+def _add_admin_parser(sub: Any) -> None:
+    from pbem.cli.admin import add_admin_parser  # the operator's tools; the engine tools stay light
+
+    add_admin_parser(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pbem", description="Play-by-email server for space chess variants.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -194,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_option_argument(perft_parser)
     perft_parser.set_defaults(func=cmd_perft)
     _add_event_parser(sub)
+    _add_admin_parser(sub)
     variants = sub.add_parser("variants", help="list the variants with their keys and aliases")
     variants.set_defaults(func=cmd_variants)
     return parser

@@ -37,6 +37,8 @@ class Account(SQLModel, table=True):
     #: Digest players: when the next daily digest is due (the sweep's index), and when the last one went.
     next_digest_at: datetime | None = Field(default=None, index=True)
     last_digest_at: datetime | None = None
+    #: Set by the operator (`pbem admin player H disable`): every mail from or for the account is refused.
+    disabled: bool = False
 
 
 class Challenge(SQLModel, table=True):

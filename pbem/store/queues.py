@@ -1,0 +1,70 @@
+"""The mail queues as an operator sees them: counts and oldest waiting rows, failed mails, and requeueing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, func, update
+from sqlmodel import Session, col, select
+
+from pbem.store.db import Database
+from pbem.store.models import InboxItem, OutboxItem
+from pbem.store.vocabulary import InboxStatus, OutboxStatus
+
+__all__ = ["QueueCount", "failed_inbox", "failed_outbox", "queue_counts", "requeue_failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class QueueCount:
+    """The rows of one queue in one status, and when the oldest of them arrived (None: no rows)."""
+
+    queue: str  # "inbox" or "outbox"
+    status: str
+    count: int
+    oldest: datetime | None
+
+
+def queue_counts(session: Session) -> list[QueueCount]:
+    """Inbox rows by status (oldest by received_at), then outbox rows by status (oldest by created_at);
+    every known status is listed, with 0 where there are none."""
+    inbox = session.exec(select(InboxItem.status, func.count(), func.min(InboxItem.received_at))
+                         .group_by(col(InboxItem.status))).all()
+    outbox = session.exec(select(OutboxItem.status, func.count(), func.min(OutboxItem.created_at))
+                          .group_by(col(OutboxItem.status))).all()
+    found: list[QueueCount] = []
+    for queue, rows, known in (("inbox", inbox, list(InboxStatus)), ("outbox", outbox, list(OutboxStatus))):
+        by_status = {str(status): (int(count), oldest) for status, count, oldest in rows}
+        for status in [*map(str, known), *sorted(set(by_status) - set(map(str, known)))]:
+            count, oldest = by_status.get(status, (0, None))
+            found.append(QueueCount(queue, status, count, oldest))
+    return found
+
+
+def failed_inbox(session: Session) -> Sequence[InboxItem]:
+    """Inbox rows whose processing failed, oldest first."""
+    return session.exec(select(InboxItem).where(InboxItem.status == InboxStatus.FAILED)
+                        .order_by(col(InboxItem.id))).all()
+
+
+def failed_outbox(session: Session) -> Sequence[OutboxItem]:
+    """Outbox rows the delivery gave up on, oldest first."""
+    return session.exec(select(OutboxItem).where(OutboxItem.status == OutboxStatus.FAILED)
+                        .order_by(col(OutboxItem.id))).all()
+
+
+def requeue_failed(db: Database, item_id: int | None = None) -> list[int]:
+    """Put failed inbox rows (one, or all with ``item_id`` None) back to ``new`` for the worker; the ids requeued.
+
+    One ``UPDATE ... WHERE status = 'failed'``: of two operators requeueing the same row at once, only one
+    changes it (the other's condition no longer holds once the first commits), so the worker takes it once.
+    """
+    statement = update(InboxItem).where(col(InboxItem.status) == InboxStatus.FAILED)
+    if item_id is not None:
+        statement = statement.where(col(InboxItem.id) == item_id)
+    statement = statement.values(status=InboxStatus.NEW, error="", processed_at=None).returning(col(InboxItem.id))
+    with db.transaction() as session:
+        result = cast(CursorResult[Any], session.execute(statement))
+        return sorted(int(row[0]) for row in result)
