@@ -18,6 +18,7 @@ __all__ = [
     "GamesSection",
     "LogSection",
     "OutboundSection",
+    "RetentionSection",
     "ServerSection",
     "SmtpSection",
     "WebSection",
@@ -53,6 +54,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "vacation_days_per_year": 30,
         "seek_days": 7,
         "abort_without_first_move": True,
+    },
+    "retention": {
+        "inbound_days": 90,
+        "outbound_days": 90,
     },
     "log": {
         "level": "INFO",
@@ -124,6 +129,19 @@ class GamesSection:
 
 
 @dataclass(frozen=True, slots=True)
+class RetentionSection:
+    """[retention]: after how many days the sweep empties the bodies of processed inbound and sent outbound
+    mails (their rows and Message-IDs stay for duplicate detection; game records are never purged)."""
+
+    inbound_days: float
+    outbound_days: float
+
+    def __post_init__(self) -> None:
+        if self.inbound_days < 0 or self.outbound_days < 0:
+            raise ConfigError("[retention] days are 0 or more")
+
+
+@dataclass(frozen=True, slots=True)
 class LogSection:
     """[log]: what `pbem serve` logs (DEBUG, INFO, WARNING, ERROR) and how (text or json)."""
 
@@ -154,6 +172,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "outbound": OutboundSection,
     "database": DatabaseSection,
     "games": GamesSection,
+    "retention": RetentionSection,
     "log": LogSection,
     "web": WebSection,
 }
@@ -200,6 +219,7 @@ class Config:
     outbound: OutboundSection
     database: DatabaseSection
     games: GamesSection
+    retention: RetentionSection
     log: LogSection
     web: WebSection
     source: Path | None = None

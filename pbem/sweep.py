@@ -30,11 +30,15 @@ from pbem.engine.base import Outcome, Seat
 from pbem.metrics import DEADLINE_EVENTS
 from pbem.store.db import Database
 from pbem.store.models import Account, DigestItem, Game, MoveRecord
+from pbem.store.retention import purge_old_mail
 from pbem.store.vocabulary import GameStatus
 
 __all__ = ["Sweeper"]
 
 log = logging.getLogger(__name__)
+
+#: How often the sweep empties old mail bodies (the [retention] limits are in days).
+PURGE_EVERY = timedelta(hours=1)
 
 
 class Sweeper:
@@ -43,12 +47,14 @@ class Sweeper:
     def __init__(self, db: Database, services: Services) -> None:
         self.db = db
         self.services = services
+        self._purged_at: datetime | None = None  # retention runs at most once an hour per process
 
     def sweep(self) -> int:
         """Apply everything due now; returns how many games or accounts it changed."""
         now = self.services.now()
         changed = self._end_vacations(now)
         changed += self._send_digests(now)
+        self._purge(now)
         with self.db.read() as session:
             rows = session.exec(select(Game.id).where(Game.status == GameStatus.ACTIVE,
                                                       col(Game.next_event_at) <= now))
@@ -221,3 +227,20 @@ class Sweeper:
             except Exception:  # logged and retried by the next sweep; the others still go
                 log.exception("digest for account %s failed", account_id)
         return len(due)
+
+    # -- retention -------------------------------------------------------------------------
+
+    def _purge(self, now: datetime) -> None:
+        """Empty old mail bodies ([retention]); hourly is plenty for a limit counted in days."""
+        if self._purged_at is not None and now - self._purged_at < PURGE_EVERY:
+            return
+        retention = self.services.config.retention
+        try:
+            purged = purge_old_mail(self.db, now, retention.inbound_days, retention.outbound_days)
+        except Exception:  # the next sweep retries; nothing else waits on it
+            log.exception("retention purge failed")
+            return
+        self._purged_at = now
+        if purged.inbound or purged.outbound:
+            log.info("retention: emptied %d inbound and %d outbound mail bodies (older than %g / %g days)",
+                     purged.inbound, purged.outbound, retention.inbound_days, retention.outbound_days)

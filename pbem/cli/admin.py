@@ -22,10 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = ["add_admin_parser", "run_admin_command"]
 
-#: The retention of mail bodies when the configuration names none (issue 17: inbound_days defaults to 90).
-DEFAULT_RETENTION_DAYS = 90.0
-
-
 class _Failure(Exception):
     """An operator's mistake or a refusal: printed as ``pbem: ...``, exit status 1."""
 
@@ -200,10 +196,8 @@ def cmd_requeue(args: argparse.Namespace) -> str:
 
 
 def _retention_days(config: Config) -> tuple[float, float]:
-    """The configured [retention] days (inbound, outbound), or the default where the configuration has none."""
-    section = getattr(config, "retention", None)  # the [retention] section, where this version has one
-    return (float(getattr(section, "inbound_days", DEFAULT_RETENTION_DAYS)),
-            float(getattr(section, "outbound_days", DEFAULT_RETENTION_DAYS)))
+    """The configured [retention] days (inbound, outbound)."""
+    return config.retention.inbound_days, config.retention.outbound_days
 
 
 def cmd_purge(args: argparse.Namespace) -> str:
