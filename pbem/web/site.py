@@ -8,6 +8,7 @@ by what they show (pbem.web.versions) and answered 304 to a matching If-None-Mat
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -17,7 +18,9 @@ from aiohttp import web
 
 from pbem.app.context import Context, Services
 from pbem.app.public import public_position
+from pbem.engine.board_view import PieceKind
 from pbem.mail.render import templates_dir
+from pbem.pictures.figures import figure
 from pbem.pictures.render import render_png
 from pbem.store.db import Database
 from pbem.web import api, feeds, pages
@@ -88,6 +91,7 @@ class _Site:
         self.cache = ResponseCache()
         self.services = services
         self.style = (templates_dir() / "web" / "style.css").read_bytes()
+        self.icon = _icon()
 
     def base(self, request: web.Request) -> str:
         return self.services.config.public_url or str(request.url.origin())
@@ -169,6 +173,10 @@ class _Site:
         return web.Response(body=self.style, content_type="text/css", charset="utf-8",
                             headers={"Cache-Control": "public, max-age=3600"})
 
+    async def favicon(self, request: web.Request) -> web.Response:
+        # Every browser asks for it on every first visit: a 404 there is a failed load on every page.
+        return web.Response(body=self.icon, content_type="image/png", headers={"Cache-Control": "public, max-age=86400"})
+
     # -- API ------------------------------------------------------------------------------------
 
     async def api_games(self, request: web.Request) -> web.Response:
@@ -199,6 +207,13 @@ class _Site:
 
     async def api_description(self, request: web.Request) -> web.Response:
         return web.Response(text=json.dumps(openapi_document(), indent=1), content_type=JSON)
+
+
+def _icon() -> bytes:
+    """The site's icon: a white knight, 32 px, as PNG (browsers take PNG at /favicon.ico)."""
+    out = io.BytesIO()
+    figure(PieceKind.KNIGHT, True, 32).save(out, "PNG")
+    return out.getvalue()
 
 
 def _json(document: dict[str, Any] | None) -> bytes | None:
@@ -242,6 +257,7 @@ def make_app(db: Database, services: Services) -> web.Application:
     digits = r"{game_id:\d+}"
     app.router.add_get("/", site.index)
     app.router.add_get("/style.css", site.stylesheet)
+    app.router.add_get("/favicon.ico", site.favicon)
     app.router.add_get(f"/games/{digits}", site.game)
     app.router.add_get(f"/games/{digits}" + r"/{ply:\d+}", site.game)
     app.router.add_get(f"/games/{digits}" + r"/{ply:\d+}.png", site.picture)
