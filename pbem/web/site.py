@@ -8,10 +8,12 @@ by what they show (pbem.web.versions) and answered 304 to a matching If-None-Mat
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from aiohttp import web
@@ -89,6 +91,7 @@ class _Site:
     def __init__(self, db: Database, services: Services) -> None:
         self.read = Reader(db, services)
         self.cache = ResponseCache()
+        self.flights: dict[tuple[str, str], asyncio.Future[Cached | None]] = {}
         self.services = services
         self.style = (templates_dir() / "web" / "style.css").read_bytes()
         self.icon = _icon()
@@ -104,12 +107,29 @@ class _Site:
             raise _NotFound
         entry = self.cache.get(request.path, key)
         if entry is None:
-            body = await self.read(build)
-            if body is None:
+            # One build per (path, version): the requests that arrive while it runs wait for it instead of
+            # each building the same page (50 clients of an event page at a minute's turn: 50 renders).
+            flight = self.flights.get((request.path, key))
+            if flight is None:
+                flight = asyncio.ensure_future(self.build(request.path, key, build, content_type, filename))
+                self.flights[(request.path, key)] = flight
+                flight.add_done_callback(partial(self._landed, (request.path, key)))
+            entry = await asyncio.shield(flight)  # a client that hangs up does not cancel the others' build
+            if entry is None:
                 raise _NotFound
-            entry = self.cache.put(request.path, key, body if isinstance(body, bytes) else body.encode("utf-8"),
-                                   content_type, filename)
         return _respond(request, entry)
+
+    def _landed(self, at: tuple[str, str], flight: asyncio.Future[Cached | None]) -> None:
+        self.flights.pop(at, None)
+        if not flight.cancelled():
+            flight.exception()  # retrieved: a failure is already answered (500) to every waiter
+
+    async def build(self, path: str, key: str, build: Builder, content_type: str, filename: str) -> Cached | None:
+        body = await self.read(build)
+        if body is None:
+            return None
+        return self.cache.put(path, key, body if isinstance(body, bytes) else body.encode("utf-8"), content_type,
+                              filename)
 
     # -- pages --------------------------------------------------------------------------------
 
@@ -130,7 +150,7 @@ class _Site:
                 return None
             return render_png(found[1].board)
 
-        return await self.cached(request, lambda ctx: game_version(ctx, game_id), build, "image/png")
+        return await self.cached(request, lambda ctx: game_version(ctx, game_id, timed=False), build, "image/png")
 
     async def record(self, request: web.Request) -> web.Response:
         game_id, ext = _int(request, "game_id"), request.match_info["ext"]
@@ -144,12 +164,12 @@ class _Site:
             return found[2].encode("utf-8")
 
         media = "application/x-chess-pgn; charset=utf-8" if ext == "pgn" else "text/plain; charset=utf-8"
-        return await self.cached(request, lambda ctx: game_version(ctx, game_id), build, media,
+        return await self.cached(request, lambda ctx: game_version(ctx, game_id, timed=False), build, media,
                                  filename=f"pbem-game-{game_id}.{ext}")
 
     async def game_feed(self, request: web.Request) -> web.Response:
         game_id, base = _int(request, "game_id"), self.base(request)
-        return await self.cached(request, lambda ctx: game_version(ctx, game_id),
+        return await self.cached(request, lambda ctx: game_version(ctx, game_id, timed=False),
                                  lambda ctx: feeds.game_feed(ctx, game_id, base), ATOM)
 
     async def player(self, request: web.Request) -> web.Response:
@@ -175,7 +195,8 @@ class _Site:
 
     async def favicon(self, request: web.Request) -> web.Response:
         # Every browser asks for it on every first visit: a 404 there is a failed load on every page.
-        return web.Response(body=self.icon, content_type="image/png", headers={"Cache-Control": "public, max-age=86400"})
+        return web.Response(body=self.icon, content_type="image/png",
+                            headers={"Cache-Control": "public, max-age=86400"})
 
     # -- API ------------------------------------------------------------------------------------
 
