@@ -50,3 +50,20 @@ def test_pictures_bench_times_every_variant(tmp_path: Path) -> None:
     assert {"variant hyperspace", "variant tri-d", "variant outer-space", "variant space-chess",
             "variant voidrider"} <= layouts
     assert all(row["median_ms"] > 0 and row["bytes"] > 1000 for row in rows)
+
+
+def test_web_bench_measures_every_phase(tmp_path: Path) -> None:
+    out = tmp_path / "web.json"
+    done = run_bench("web.py", "--games", "80", "--players", "20", "--seconds", "1", "--concurrency", "5",
+                     "--rate", "50", "--rate-seconds", "1", "--json", str(out), timeout=240)
+    assert done.returncode == 1, done.stdout + done.stderr  # 1: the goal is checked at 500/s only, not at 50/s
+    result = json.loads(out.read_text())
+    assert result["games"] == 80 and result["moves"] > 80 and result["finished"] > 0
+    phases = {row["name"]: row for row in result["phases"]}
+    assert set(phases) == {"/games/N cold (first view)", "/games/N", "/api/games/N", "/events/NAME",
+                           "/games/N fixed rate"}
+    assert phases["/games/N cold (first view)"]["requests"] == 80  # every game once
+    assert phases["/games/N fixed rate"]["requests"] == 50
+    assert all(row["failed"] == 0 and row["statuses"] == {"200": row["requests"]} for row in phases.values())
+    assert all(0 < row["p50_ms"] <= row["p99_ms"] <= row["max_ms"] for row in phases.values())
+    assert "goal: p99 under 50 ms at 500 requests/s" in done.stdout

@@ -8,7 +8,7 @@ players allowed them (``public-notes``), never an address or a token.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -139,9 +139,19 @@ def public_game(ctx: Context, game_id: int) -> PublicGame | None:
         version=game.version, delay=delay, visible_ply=visible, moves=moves,
         move_number=engine.move_number(state), to_move=to_move,
         deadline=None if behind or game.status != GameStatus.ACTIVE else game.deadline,
-        clock=() if delay or clock_of(ctx.services.config, game) is None else tuple(clock_lines(ctx, game, names)),
+        clock=() if delay or clock_of(ctx.services.config, game) is None else tuple(clock_lines(_as_of(ctx, game),
+                                                                                               game, names)),
         notes=notes, event_id=game.event_id,
     )
+
+
+def _as_of(ctx: Context, game: Game) -> Context:
+    """The context to show ``game``'s clock in: a finished game's as it stood at the end (closing a game does
+    not stop its clock, so the loser's time would run on down to 0s on the page)."""
+    if game.status == GameStatus.ACTIVE:
+        return ctx
+    ended = game.updated_at
+    return replace(ctx, services=replace(ctx.services, now=lambda: ended))
 
 
 def _state_at(game: Game, row: MoveRecord | None) -> Any:

@@ -9,9 +9,11 @@ by what they show (pbem.web.versions) and answered 304 to a matching If-None-Mat
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from aiohttp import web
@@ -19,7 +21,9 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from pbem.app.context import Context, Services
 from pbem.app.public import public_position
+from pbem.engine.board_view import PieceKind
 from pbem.mail.render import templates_dir
+from pbem.pictures.figures import figure
 from pbem.pictures.render import render_png
 from pbem.store.db import Database
 from pbem.web import api, feeds, pages
@@ -92,8 +96,10 @@ class _Site:
         self.gauges = gauge_registry(db, services.now)
         self.read = Reader(db, services)
         self.cache = ResponseCache()
+        self.flights: dict[tuple[str, str], asyncio.Future[Cached | None]] = {}
         self.services = services
         self.style = (templates_dir() / "web" / "style.css").read_bytes()
+        self.icon = _icon()
 
     def base(self, request: web.Request) -> str:
         return self.services.config.public_url or str(request.url.origin())
@@ -106,12 +112,29 @@ class _Site:
             raise _NotFound
         entry = self.cache.get(request.path, key)
         if entry is None:
-            body = await self.read(build)
-            if body is None:
+            # One build per (path, version): the requests that arrive while it runs wait for it instead of
+            # each building the same page (50 clients of an event page at a minute's turn: 50 renders).
+            flight = self.flights.get((request.path, key))
+            if flight is None:
+                flight = asyncio.ensure_future(self.build(request.path, key, build, content_type, filename))
+                self.flights[(request.path, key)] = flight
+                flight.add_done_callback(partial(self._landed, (request.path, key)))
+            entry = await asyncio.shield(flight)  # a client that hangs up does not cancel the others' build
+            if entry is None:
                 raise _NotFound
-            entry = self.cache.put(request.path, key, body if isinstance(body, bytes) else body.encode("utf-8"),
-                                   content_type, filename)
         return _respond(request, entry)
+
+    def _landed(self, at: tuple[str, str], flight: asyncio.Future[Cached | None]) -> None:
+        self.flights.pop(at, None)
+        if not flight.cancelled():
+            flight.exception()  # retrieved: a failure is already answered (500) to every waiter
+
+    async def build(self, path: str, key: str, build: Builder, content_type: str, filename: str) -> Cached | None:
+        body = await self.read(build)
+        if body is None:
+            return None
+        return self.cache.put(path, key, body if isinstance(body, bytes) else body.encode("utf-8"), content_type,
+                              filename)
 
     # -- pages --------------------------------------------------------------------------------
 
@@ -132,7 +155,7 @@ class _Site:
                 return None
             return render_png(found[1].board)
 
-        return await self.cached(request, lambda ctx: game_version(ctx, game_id), build, "image/png")
+        return await self.cached(request, lambda ctx: game_version(ctx, game_id, timed=False), build, "image/png")
 
     async def record(self, request: web.Request) -> web.Response:
         game_id, ext = _int(request, "game_id"), request.match_info["ext"]
@@ -146,12 +169,12 @@ class _Site:
             return found[2].encode("utf-8")
 
         media = "application/x-chess-pgn; charset=utf-8" if ext == "pgn" else "text/plain; charset=utf-8"
-        return await self.cached(request, lambda ctx: game_version(ctx, game_id), build, media,
+        return await self.cached(request, lambda ctx: game_version(ctx, game_id, timed=False), build, media,
                                  filename=f"pbem-game-{game_id}.{ext}")
 
     async def game_feed(self, request: web.Request) -> web.Response:
         game_id, base = _int(request, "game_id"), self.base(request)
-        return await self.cached(request, lambda ctx: game_version(ctx, game_id),
+        return await self.cached(request, lambda ctx: game_version(ctx, game_id, timed=False),
                                  lambda ctx: feeds.game_feed(ctx, game_id, base), ATOM)
 
     async def player(self, request: web.Request) -> web.Response:
@@ -174,6 +197,11 @@ class _Site:
     async def stylesheet(self, request: web.Request) -> web.Response:
         return web.Response(body=self.style, content_type="text/css", charset="utf-8",
                             headers={"Cache-Control": "public, max-age=3600"})
+
+    async def favicon(self, request: web.Request) -> web.Response:
+        # Every browser asks for it on every first visit: a 404 there is a failed load on every page.
+        return web.Response(body=self.icon, content_type="image/png",
+                            headers={"Cache-Control": "public, max-age=86400"})
 
     # -- operations -----------------------------------------------------------------------------
 
@@ -219,6 +247,13 @@ class _Site:
 
     async def api_description(self, request: web.Request) -> web.Response:
         return web.Response(text=json.dumps(openapi_document(), indent=1), content_type=JSON)
+
+
+def _icon() -> bytes:
+    """The site's icon: a white knight, 32 px, as PNG (browsers take PNG at /favicon.ico)."""
+    out = io.BytesIO()
+    figure(PieceKind.KNIGHT, True, 32).save(out, "PNG")
+    return out.getvalue()
 
 
 def _json(document: dict[str, Any] | None) -> bytes | None:
@@ -267,6 +302,7 @@ def make_app(db: Database, services: Services, loops: HealthCheck | None = None,
     digits = r"{game_id:\d+}"
     app.router.add_get("/", site.index)
     app.router.add_get("/style.css", site.stylesheet)
+    app.router.add_get("/favicon.ico", site.favicon)
     app.router.add_get(f"/games/{digits}", site.game)
     app.router.add_get(f"/games/{digits}" + r"/{ply:\d+}", site.game)
     app.router.add_get(f"/games/{digits}" + r"/{ply:\d+}.png", site.picture)

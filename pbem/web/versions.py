@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from sqlmodel import func, select
 
 from pbem.app.context import Context
@@ -11,15 +13,21 @@ from pbem.store.models import Challenge, Game
 __all__ = ["event_version", "game_version", "site_version"]
 
 
-def _minute(ctx: Context) -> str:
+def _minute(ctx: Context, spread: int = 0) -> str:
     # Clocks and deadlines are shown relative to now ("2d 3h from now"): no page is older than a minute.
-    return f"{ctx.services.now():%Y%m%d%H%M}"
+    # Each game's (event's) minute turns at its own second, so the pages of all games do not expire at
+    # once: made anew together, they kept a server at 500 requests/s seconds behind at every minute's turn.
+    return f"{ctx.services.now() - timedelta(seconds=spread % 60):%Y%m%d%H%M}"
 
 
-def game_version(ctx: Context, game_id: int) -> str | None:
-    """The game's version (every move and every change bumps it); None when there is no such game."""
+def game_version(ctx: Context, game_id: int, timed: bool = True) -> str | None:
+    """The game's version (every move and every change bumps it); None when there is no such game.
+
+    ``timed=False`` for what never shows the time (pictures, records, feeds): kept past the minute's turn."""
     version = ctx.session.exec(select(Game.version).where(Game.id == game_id)).first()
-    return None if version is None else f"{version}@{_minute(ctx)}"
+    if version is None:
+        return None
+    return f"{version}@{_minute(ctx, game_id)}" if timed else str(version)
 
 
 def event_version(ctx: Context, name: str) -> str | None:
@@ -28,7 +36,7 @@ def event_version(ctx: Context, name: str) -> str | None:
     if event is None:
         return None
     games = ctx.session.exec(select(func.sum(Game.version), func.count()).where(Game.event_id == event[0])).one()
-    return f"{event[1]}-{games[0]}-{games[1]}@{_minute(ctx)}"
+    return f"{event[1]}-{games[0]}-{games[1]}@{_minute(ctx, event[0] or 0)}"
 
 
 def site_version(ctx: Context) -> str:
