@@ -50,7 +50,7 @@ class ResponseCache:
     version and the minute, for its relative clock times). Least recently used entries go first.
     """
 
-    def __init__(self, size: int = 2048) -> None:
+    def __init__(self, size: int = 4096) -> None:  # a page, an API document and a picture per busy game
         self._entries: OrderedDict[tuple[str, str], Cached] = OrderedDict()
         self._size = size
 
