@@ -22,9 +22,10 @@ from pbem.app.game_state import engine_for, handles, notes_of
 from pbem.app.records import game_record, note_comments
 from pbem.engine.base import Audience, Seat, View
 from pbem.engine.capabilities import RecordExport
+from pbem.store.event_models import Rating
 from pbem.store.models import Account, Challenge, Game, MoveRecord
 from pbem.store.vocabulary import ChallengeStatus, GameStatus
-from pbem.variants import get_variant
+from pbem.variants import UnknownVariantError, get_variant
 
 __all__ = [
     "PublicGame",
@@ -37,6 +38,7 @@ __all__ = [
     "public_game",
     "public_position",
     "public_record",
+    "rating_list",
 ]
 
 
@@ -240,3 +242,16 @@ def open_seeks(ctx: Context) -> list[PublicSeek]:
                                 get_variant(seek.variant).title, seek.color,
                                 seek.time_control, seek.expires_at))
     return found
+
+
+def rating_list(ctx: Context, variant: str) -> tuple[Any, list[tuple[str, float, int]]] | None:
+    """A variant's engine and its rating list, best first: (handle, rating, rated games); None for no such
+    variant."""
+    try:
+        engine = get_variant(variant)
+    except UnknownVariantError:
+        return None
+    rows = ctx.session.exec(select(Rating, Account.handle).join(Account, col(Account.id) == Rating.account_id)
+                            .where(Rating.variant == engine.key).order_by(col(Rating.rating).desc())).all()
+    return engine, [(handle, rating.rating, rating.games) for rating, handle in rows]
+

@@ -8,15 +8,21 @@ from typing import Any
 from sqlmodel import col, select
 
 from pbem.app.context import Context
-from pbem.app.public import PublicGame, game_list, open_seeks, player_games, public_game, public_position
+from pbem.app.public import (
+    PublicGame,
+    game_list,
+    open_seeks,
+    player_games,
+    public_game,
+    public_position,
+    rating_list,
+)
 from pbem.engine.base import View
 from pbem.engine.board_view import BoardView
 from pbem.events.ratings import Elo
 from pbem.events.store import load
 from pbem.events.tables import crosstable, standings_table, summary
 from pbem.store.event_models import Event, Rating
-from pbem.store.models import Account
-from pbem.variants import UnknownVariantError, get_variant
 from pbem.web.pages import find_account, result_for
 
 __all__ = ["event_document", "game_document", "games_document", "player_document", "ratings_document"]
@@ -117,12 +123,10 @@ def event_document(ctx: Context, name: str) -> dict[str, Any] | None:
 
 
 def ratings_document(ctx: Context, variant: str) -> dict[str, Any] | None:
-    try:
-        engine = get_variant(variant)
-    except UnknownVariantError:
+    found = rating_list(ctx, variant)
+    if found is None:
         return None
-    rows = ctx.session.exec(select(Rating, Account.handle).join(Account, col(Account.id) == Rating.account_id)
-                            .where(Rating.variant == engine.key).order_by(col(Rating.rating).desc())).all()
+    engine, rows = found
     return {"variant": engine.key, "title": engine.title,
-            "ratings": [{"rank": rank, "handle": handle, **_elo(Elo(row.rating, row.games))}
-                        for rank, (row, handle) in enumerate(rows, start=1)]}
+            "ratings": [{"rank": rank, "handle": handle, **_elo(Elo(rating, games))}
+                        for rank, (handle, rating, games) in enumerate(rows, start=1)]}

@@ -9,7 +9,15 @@ from urllib.parse import quote
 from sqlmodel import col, func, select
 
 from pbem.app.context import Context
-from pbem.app.public import PublicGame, game_list, open_seeks, player_games, public_game, public_position
+from pbem.app.public import (
+    PublicGame,
+    game_list,
+    open_seeks,
+    player_games,
+    public_game,
+    public_position,
+    rating_list,
+)
 from pbem.engine.base import Seat
 from pbem.events.formats.registry import format_of
 from pbem.events.ratings import Elo
@@ -18,7 +26,7 @@ from pbem.events.tables import crosstable, standings_table, summary
 from pbem.store.event_models import Event, Rating
 from pbem.store.models import Account, Game
 from pbem.store.vocabulary import EventFormat
-from pbem.variants import UnknownVariantError, all_variants, get_variant
+from pbem.variants import all_variants, get_variant
 from pbem.web.render import page
 
 __all__ = ["event_page", "find_account", "game_page", "index_page", "not_found_page", "player_page",
@@ -123,15 +131,13 @@ def event_page(ctx: Context, name: str) -> str | None:
 
 
 def ratings_page(ctx: Context, variant: str) -> str | None:
-    try:
-        engine = get_variant(variant)
-    except UnknownVariantError:
+    found = rating_list(ctx, variant)
+    if found is None:
         return None
-    rows = ctx.session.exec(select(Rating, Account.handle).join(Account, col(Account.id) == Rating.account_id)
-                            .where(Rating.variant == engine.key).order_by(col(Rating.rating).desc())).all()
+    engine, rows = found
     table: list[dict[str, Any]] = [
-        {"rank": rank, "handle": handle, "url": url_of_player(handle), "elo": Elo(rating.rating, rating.games)}
-        for rank, (rating, handle) in enumerate(rows, start=1)]
+        {"rank": rank, "handle": handle, "url": url_of_player(handle), "elo": Elo(rating, games)}
+        for rank, (handle, rating, games) in enumerate(rows, start=1)]
     return page("ratings.html", title=f"{engine.title} ratings", variant=engine.title, key=engine.key, rows=table,
                 variants=[(cls.key, cls.title) for cls in all_variants()])
 

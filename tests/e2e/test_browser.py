@@ -13,45 +13,23 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.browser import chromium, unavailable
 from tests.helpers.harness import Harness, body_of, open_game
 from tests.helpers.players import FIRST_MOVES
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 #: Where the screenshots are copied when PBEM_SCREENSHOTS is set (the README shows docs/screenshots/).
 SCREENSHOTS = os.environ.get("PBEM_SCREENSHOTS", "")
 
 
 
-def _unavailable() -> str:
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        return "Debian's chromium and chromium-driver are not installed (tests/install-tools.sh installs them as root)"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install '.[test]')"
-    return ""
 
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(_unavailable()), reason=_unavailable())]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(unavailable()), reason=unavailable())]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=700,1400", "--force-device-scale-factor=1"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from chromium(700, 1400)
 
 
 def inline_html(message: EmailMessage) -> str:

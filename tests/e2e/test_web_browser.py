@@ -17,14 +17,12 @@ from sqlmodel import select
 from pbem.engine.base import Audience
 from pbem.store.models import Account, Game
 from pbem.variants import get_variant
+from tests.helpers.browser import chromium, unavailable
 from tests.helpers.events import config_file, organiser
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import FIRST_MOVES, register
 from tests.helpers.web import WebSite, serving
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 #: Where the screenshots are copied when PBEM_SCREENSHOTS is set (the README shows docs/screenshots/).
 SCREENSHOTS = os.environ.get("PBEM_SCREENSHOTS", "")
@@ -38,17 +36,9 @@ EVENT = "autumn-cup"
 STEPPED = ["Pe2-e4", "Pe7-e5", "Ng1-f3", "Nb8-c6", "Bf1-c4"]
 
 
-def _unavailable() -> str:
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        return "Debian's chromium and chromium-driver are not installed (tests/install-tools.sh installs them as root)"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install '.[test]')"
-    return ""
 
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(_unavailable()), reason=_unavailable())]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(unavailable()), reason=unavailable())]
 
 
 # -- a realistic database, filled through the mail pipeline and the organiser's commands ------------------
@@ -178,20 +168,7 @@ def seeded_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Seed
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,1000", "--force-device-scale-factor=1"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from chromium(1280, 1000, console=True)
 
 
 @pytest.fixture
