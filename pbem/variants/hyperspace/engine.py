@@ -17,8 +17,6 @@ from pbem.variants.hyperspace.evaluation import evaluate
 from pbem.variants.hyperspace.explain import board_move_error, phase_out_error
 from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.helptext import HELP_TEXT
-from pbem.variants.hyperspace.returns import complete_phase_out
-from pbem.variants.hyperspace.seat import seat_view_state
 from pbem.variants.hyperspace.model import (
     PIECE_NAMES,
     Action,
@@ -29,6 +27,8 @@ from pbem.variants.hyperspace.model import (
     dump_state,
     load_state,
 )
+from pbem.variants.hyperspace.returns import complete_phase_out
+from pbem.variants.hyperspace.seat import seat_view_state
 
 __all__ = ["HyperspaceChess"]
 
