@@ -1,4 +1,4 @@
-"""The `pbem` command line: serve, export, event, admin, and the engine tools moves / perft / show / analyse / variants."""
+"""The `pbem` command line: serve, export, event, admin, and the engine tools moves, perft, show, analyse, variants."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from pbem.config import ConfigError, load_config
 from pbem.engine.base import Audience, Variant
 from pbem.engine.capabilities import FastPerft
 from pbem.engine.errors import MoveError
-from pbem.engine.search import LEVELS, MAX_DEPTH, Limits, describe_line, format_score, search
+from pbem.engine.search import LEVELS as COMPUTER_LEVELS
+from pbem.engine.search import MAX_DEPTH, Limits, describe_line, format_score, search
 from pbem.variants import UnknownVariantError, all_variants, get_variant
 
 __all__ = ["main", "perft"]
@@ -107,9 +108,9 @@ def analysis_limits(level: int | None, seconds: float | None) -> Limits:
             raise CliError(f"--seconds must be more than 0, not {seconds:g}")
         return Limits(depth=MAX_DEPTH, seconds=seconds)
     chosen = 3 if level is None else level
-    if chosen not in LEVELS:
-        raise CliError(f"--level is 1 to {max(LEVELS)}, not {chosen}")
-    return Limits(depth=LEVELS[chosen].depth, seconds=LEVELS[chosen].seconds)
+    if chosen not in COMPUTER_LEVELS:
+        raise CliError(f"--level is 1 to {max(COMPUTER_LEVELS)}, not {chosen}")
+    return Limits(depth=COMPUTER_LEVELS[chosen].depth, seconds=COMPUTER_LEVELS[chosen].seconds)
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
@@ -238,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("moves", nargs="*", metavar="MOVE")
     budget = analyse.add_mutually_exclusive_group()
     budget.add_argument("--level", type=int, metavar="N",
-                        help=f"search like computer level N, 1-{max(LEVELS)} (default 3)")
+                        help=f"search like computer level N, 1-{max(COMPUTER_LEVELS)} (default 3)")
     budget.add_argument("--seconds", type=float, metavar="S", help="search for S seconds, as deep as it gets")
     add_option_argument(analyse)
     analyse.set_defaults(func=cmd_analyse)

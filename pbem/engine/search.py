@@ -166,16 +166,14 @@ def seat_view(variant: Variant[Any, Any], state: Any, seat: Seat) -> Any:
 
 def search(variant: Variant[Any, Any], state: Any, limits: Limits, now: Clock,
            rng: RandomSource | None = None, table: TranspositionTable | None = None,
-           use_table: bool = True) -> SearchResult:
+           use_table: bool = True, seat: Seat | None = None) -> SearchResult:
     """The best action for the side to move in ``state``, searched in that side's view only.
 
-    ``table`` may be kept between the moves of one game; ``use_table=False`` searches without one.
-    ``rng`` is needed only when ``limits.noise`` is set. ValueError if the game is over.
+    ``seat`` (if given) must be the side to move; ``table`` may be kept between the moves of one game;
+    ``use_table=False`` searches without one. ``rng`` is needed only when ``limits.noise`` is set.
+    ValueError if the game is over or it is not ``seat``'s turn.
     """
-    seat = variant.to_act(state)
-    if seat is None:
-        raise ValueError("the game is over: there is nothing to search")
-    view = seat_view(variant, state, seat)
+    seat, view = _side_and_view(variant, state, seat)
     if limits.noise and rng is None:
         raise ValueError("a search with noise needs a random source")
     if not use_table:
@@ -189,13 +187,24 @@ def search(variant: Variant[Any, Any], state: Any, limits: Limits, now: Clock,
     return result
 
 
+def _side_and_view(variant: Variant[Any, Any], state: Any, seat: Seat | None) -> tuple[Seat, Any]:
+    """The side to move and its view, found without reading the full state (even whose turn it is
+    is asked of a seat's view, so nothing of the other seat's secrets is ever opened)."""
+    for candidate in (seat,) if seat is not None else (Seat.WHITE, Seat.BLACK):
+        view = seat_view(variant, state, candidate)
+        to_act = variant.to_act(view)
+        if to_act is candidate:
+            return candidate, view
+        if to_act is None:
+            raise ValueError("the game is over: there is nothing to search")
+    raise ValueError(f"it is not {seat}'s turn")
+
+
 def choose_action(variant: Variant[Any, Any], state: Any, seat: Seat, level: int, rng: RandomSource,
                   now: Clock, max_seconds: float | None = None,
                   table: TranspositionTable | None = None) -> SearchResult:
     """The computer's move for ``seat`` at ``level`` (1-5): complete, legal, ready to seal and apply."""
-    if variant.to_act(state) is not seat:
-        raise ValueError(f"it is not {seat.value}'s turn")
-    return search(variant, state, limits_for_level(level, max_seconds), now, rng, table)
+    return search(variant, state, limits_for_level(level, max_seconds), now, rng, table, seat=seat)
 
 
 def describe_line(variant: Variant[Any, Any], state: Any, actions: Sequence[Any]) -> list[str]:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import replace
 
 import chess
 
 from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.evaluation import PIECE_VALUES
-from pbem.variants.hyperspace.model import Action, BoardMove, HyperspaceState, PhaseOut
-from pbem.variants.hyperspace.rules import _parsed, play
+from pbem.variants.hyperspace.geometry import square_colour
+from pbem.variants.hyperspace.model import Action, BoardMove, HyperspaceState, PoolEntry
+from pbem.variants.hyperspace.rules import _parsed, due_entry, play, seat_of
 
 __all__ = ["capture_values", "position_key", "successor"]
 
@@ -47,11 +49,35 @@ def capture_values(state: HyperspaceState, action: Action) -> tuple[int, int] | 
     return gain, PIECE_VALUES[mover] or 1_000
 
 
+def guessed_square(board: chess.Board, entry: PoolEntry) -> str:
+    """Where the search lets a piece with no known square come back: the empty square nearest to the one
+    it left that the other side does not attack (valid for its kind: a bishop keeps its colour), ties to
+    the lower square. It is the search's guess, made only when the piece returns, so no side in the tree
+    could have known it earlier."""
+    origin = chess.parse_square(entry.from_square)
+    owner = chess.WHITE if entry.seat.value == "white" else chess.BLACK
+    attacked = 0
+    for square in chess.scan_forward(board.occupied_co[not owner]):
+        attacked |= board.attacks_mask(square)
+    candidates = [s for s in chess.SQUARES if board.piece_at(s) is None
+                  and (entry.piece != "B" or square_colour(s) == square_colour(origin))]
+    if not candidates:
+        return entry.from_square
+    return chess.square_name(min(candidates, key=lambda s: (bool(attacked & chess.BB_SQUARES[s]),
+                                                            chess.square_distance(s, origin), s)))
+
+
 def successor(state: HyperspaceState, action: Action) -> HyperspaceState:
-    """The state after a legal action. A phase-out without a return square is searched as if it came back
-    where it left (a square of its own colour, always valid): the searcher's working guess for any
-    phase-out inside the tree; the computer's real choice is made at the root (returns.py)."""
-    if isinstance(action, PhaseOut) and action.secret is None:
-        action = PhaseOut(action.piece, action.from_square, action.delay, Secret(action.from_square),
-                          action.nonce, action.keep)
+    """The state after a legal action, for the search.
+
+    Inside the tree nobody's square is known but the searcher's own recorded ones: a phase-out is
+    searched without a square (the evaluation counts the piece at 70%), and a piece that comes back
+    with no square (the opponent's in a seat's view, or one phased out inside the tree) appears on
+    ``guessed_square`` instead of being forfeited.
+    """
+    board = _parsed(state.fen)
+    due = due_entry(state.pool, seat_of(board.turn), board.fullmove_number)
+    if due is not None and due.square is None:
+        guess = replace(due, square=Secret(guessed_square(board, due)))
+        state = replace(state, pool=tuple(guess if entry is due else entry for entry in state.pool))
     return play(state, action)[0]
