@@ -32,7 +32,7 @@ from pbem.variants.outer_space.model import (
 )
 from pbem.variants.outer_space.rules import _pseudo
 
-__all__ = ["PIECE_VALUES", "evaluate", "galaxy_distance"]
+__all__ = ["PIECE_VALUES", "evaluate", "galaxy_distance", "hyperspace_term"]
 
 PIECE_VALUES = {"C": 100, "P": 250, "S": 450, "G": 0, "N": 0}
 _MOBILITY = 3
@@ -77,6 +77,14 @@ def _side(state: OuterSpaceState, white: bool) -> int:
         distance = galaxy_distance(board, galaxy, nebula)
         if distance is not None:
             score -= _NEBULA_DANGER[distance]
+    return score + hyperspace_term(state, white)
+
+
+def hyperspace_term(state: OuterSpaceState, white: bool) -> int:
+    """The hyperspace obligations and pool term of one side (see the module's list of terms)."""
+    board = state.board
+    own = str.isupper if white else str.islower
+    score = 0
     for square in (HYPER_A, HYPER_BH, HYPER_C):
         cell = board[square]
         if cell != EMPTY and own(cell):

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pbem.variants.space_chess.geometry import BISHOP_RAYS, KING_STEPS, KNIGHT_JUMPS, ROOK_RAYS, markings
 from pbem.variants.space_chess.model import BISHOP, KING, KNIGHT, PAWN, ROOK, WHITE, SpaceState
 
-__all__ = ["PIECE_VALUES", "evaluate"]
+__all__ = ["PIECE_VALUES", "evaluate", "level_changes"]
 
 PIECE_VALUES = (0, 100, 300, 320, 480, 900, 0)  # indexed by piece type; the king is not material
 _MOBILITY = 3
@@ -73,16 +73,26 @@ def _side(state: SpaceState, colour: int, pieces: list[tuple[int, int]], star: t
         score += _MOBILITY * _reach(board, square, kind, colour)
         if kind in (KNIGHT, BISHOP):
             score += 6 * _centre(square)
-        if kind != KING and star[square]:
-            score += _ON_STAR
-    if star[king] or symbol[king]:
-        score += _KING_EXIT
+    score += level_changes(pieces, colour, star, symbol)
     ahead = 8 * colour
     for df in (-1, 0, 1):
         target = king + ahead + df
         if 0 <= target < 192 and target >> 6 == king >> 6 and abs((target & 7) - (king & 7)) <= 1 \
                 and board[target] == colour * PAWN:
             score += _SHIELD
+    return score
+
+
+def level_changes(pieces: list[tuple[int, int]], colour: int, star: tuple[bool, ...],
+                  symbol: tuple[bool, ...]) -> int:
+    """Own pieces (not pawns) on stars, and the own king on a star or a king symbol."""
+    score = 0
+    for square, piece in pieces:
+        kind = piece * colour
+        if kind == KING:
+            score += _KING_EXIT if star[square] or symbol[square] else 0
+        elif kind > PAWN and star[square]:
+            score += _ON_STAR
     return score
 
 

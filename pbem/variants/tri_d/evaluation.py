@@ -34,7 +34,7 @@ from pbem.variants.tri_d.model import (
 )
 from pbem.variants.tri_d.rules import geometry
 
-__all__ = ["PIECE_VALUES", "evaluate"]
+__all__ = ["PIECE_VALUES", "board_control", "evaluate"]
 
 PIECE_VALUES = (0, 100, 330, 330, 500, 950, 0)  # indexed by piece type; the king is not material
 _MOBILITY = 3
@@ -105,6 +105,15 @@ def _side(state: TriDState, geo: Geometry, colour: int, sliders_against: int) ->
     if king >= 0:
         score += _MOBILITY * _reach(board, geo, king, KING, own_bit)
         score -= _KING_LINES * _king_lines(board, geo, king) * min(sliders_against, _FULL_SLIDERS) // _FULL_SLIDERS
+    return score + board_control(state, colour)
+
+
+def board_control(state: TriDState, colour: int) -> int:
+    """The attack boards ``colour`` owns, and whether each can move now (the pieces aboard are counted
+    with the pieces)."""
+    board = state.board
+    own_bit = BLACK_BIT if colour == BLACK else 0
+    score = 0
     for pin, owner in state.boards:
         if owner != colour:
             continue

@@ -35,7 +35,7 @@ from pbem.variants.voidrider.geometry import (
 )
 from pbem.variants.voidrider.model import EMPTY, VOID, VoidriderState
 
-__all__ = ["PIECE_VALUES", "evaluate"]
+__all__ = ["PIECE_VALUES", "evaluate", "void_structure"]
 
 PIECE_VALUES = {"P": 100, "N": 300, "B": 300, "R": 450, "V": 400, "K": 0}
 _MOBILITY = 3
@@ -98,7 +98,6 @@ def _lanes(board: str, king: int) -> tuple[int, int]:
 def _side(board: str, white: bool, enemy: set[str]) -> int:
     own = str.isupper if white else str.islower
     score = 0
-    forward = NORTH if white else SOUTH
     for square, cell in enumerate(board):
         if cell in (VOID, EMPTY) or not own(cell):
             continue
@@ -107,19 +106,32 @@ def _side(board: str, white: bool, enemy: set[str]) -> int:
         if kind == "P":
             rank = rank_of(square)
             score += 8 * (rank - 2 if white else 6 - rank)
-            ahead = ORTHOGONAL_STEPS[square][forward]
-            if ahead >= 0 and board[ahead] == VOID:
-                score -= _PAWN_BEFORE_VOID
             continue
         score += _MOBILITY * _reach(board, square, kind, white)
-        if kind in "BRK" and all(board[c] == VOID for c in SIDE_NEIGHBOURS[square]):
-            score -= _STRANDED
         if kind == "K":
             open_cells, rider_lines = _lanes(board, square)
             if enemy & {"R", "B"}:
                 score -= _SLIDER_LANE * open_cells
             if "V" in enemy:
                 score -= _RIDER_LANE * rider_lines
+    return score + void_structure(board, white)
+
+
+def void_structure(board: str, white: bool) -> int:
+    """Pawns with void straight ahead and stranded bishops, rooks and kings of one side (never positive)."""
+    own = str.isupper if white else str.islower
+    forward = NORTH if white else SOUTH
+    score = 0
+    for square, cell in enumerate(board):
+        if cell in (VOID, EMPTY) or not own(cell):
+            continue
+        kind = cell.upper()
+        if kind == "P":
+            ahead = ORTHOGONAL_STEPS[square][forward]
+            if ahead >= 0 and board[ahead] == VOID:
+                score -= _PAWN_BEFORE_VOID
+        elif kind in "BRK" and all(board[c] == VOID for c in SIDE_NEIGHBOURS[square]):
+            score -= _STRANDED
     return score
 
 
