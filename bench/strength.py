@@ -7,7 +7,8 @@ For each variant and pairing (level 1 - random, 2 - 1, ..., L - (L-1)) N games a
 alternated. A game that reaches --max-plies without an end is adjudicated on the evaluation of its last
 position (300 centipawns or more decides it, anything less is a draw). Printed per pairing: wins, draws
 and losses of the higher level, its score, the Elo difference with a 95% error bar (from the spread of
-the game results; a clean sweep gives the one-sided 95% bound instead), the mean seconds per move of each side, and how many games were adjudicated.
+the game results; a clean sweep gives the one-sided 95% bound instead), the mean seconds per move of
+each side, and how many games were adjudicated.
 Exit status 1 if a target of the issue is missed (level 1 >= 90% against random, each level >= 60%
 against the one below), 0 otherwise.
 """
