@@ -19,6 +19,7 @@ __all__ = [
     "PositionKey",
     "QuickSuccessor",
     "RecordExport",
+    "SearchActions",
     "SeatPrivacy",
     "SecretKeeping",
     "seal_action",
@@ -88,6 +89,17 @@ class QuickSuccessor(Protocol):
     """The state after a legal action without notation, notes or checks (a search plays millions)."""
 
     def successor(self, state: Any, action: Any) -> Any: ...
+
+
+@runtime_checkable
+class SearchActions(Protocol):
+    """The actions a search tries in a position that is not over (the caller has checked the outcome).
+
+    Where ``legal_actions`` leaves legal actions out (Hyperspace lists phase-outs with delay 1 only),
+    the search still needs one action whenever the game goes on.
+    """
+
+    def search_actions(self, state: Any) -> Sequence[Any]: ...
 
 
 @runtime_checkable

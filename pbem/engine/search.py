@@ -33,6 +33,7 @@ from pbem.engine.capabilities import (
     Evaluation,
     PositionKey,
     QuickSuccessor,
+    SearchActions,
     SeatPrivacy,
     SecretKeeping,
 )
@@ -250,6 +251,9 @@ class _Search:
             variant.position_key if isinstance(variant, PositionKey) else None)
         self.static: Callable[[Any], int] = variant.evaluate if isinstance(variant, Evaluation) else _zero
         self.play = _successor(variant)
+        self.actions: Callable[[Any], Sequence[Any]] = (
+            variant.search_actions if isinstance(variant, SearchActions)
+            else lambda state: list(variant.legal_actions(state)))
         self.orderer = Orderer(variant.capture_values if isinstance(variant, CaptureInfo)
                                else _captures_from_notation(variant))
         self.start = now()
@@ -263,7 +267,7 @@ class _Search:
     # -- driver -----------------------------------------------------------------------------------
 
     def run(self) -> SearchResult:
-        actions = list(self.variant.legal_actions(self.root))
+        actions = list(self.actions(self.root))
         if not actions:
             raise ValueError("no legal action to search")
         if self.table is not None:
@@ -380,8 +384,8 @@ class _Search:
                         if entry.bound is Bound.EXACT and entry.action is not None:
                             self.pv[ply] = [entry.action]
                         return score
-        actions = list(self.variant.legal_actions(state))
-        if not actions:  # only actions outside the searched list (long delays) remain: judge the position
+        actions = self.actions(state)
+        if not actions:  # cannot happen when search_actions keeps its promise; judge the position
             return self._static(state)
         ordered = self.orderer.order(state, actions, ply, table_move, side)
         original_alpha = alpha
@@ -418,7 +422,7 @@ class _Search:
         alpha = max(alpha, stand)
         best = stand
         gains: list[tuple[int, int, int, Any]] = []
-        for index, action in enumerate(self.variant.legal_actions(state)):
+        for index, action in enumerate(self.actions(state)):
             gain = self.orderer.capture(state, action)
             if gain is not None:
                 gains.append((-gain[0], gain[1], index, action))

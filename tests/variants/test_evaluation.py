@@ -11,7 +11,7 @@ import chess
 import pytest
 
 from pbem.engine.base import Seat, Variant
-from pbem.engine.capabilities import CaptureInfo, Evaluation, PositionKey, QuickSuccessor
+from pbem.engine.capabilities import CaptureInfo, Evaluation, PositionKey, QuickSuccessor, SearchActions
 from pbem.engine.secret import Secret
 from pbem.variants import all_variants, get_variant
 from pbem.variants.hyperspace.evaluation import pool_value
@@ -65,6 +65,9 @@ def test_every_variant_has_the_search_capabilities(key: str) -> None:
     engine = get_variant(key)
     assert isinstance(engine, Evaluation) and isinstance(engine, PositionKey)
     assert isinstance(engine, CaptureInfo) and isinstance(engine, QuickSuccessor)
+    assert isinstance(engine, SearchActions)
+    state = engine.setup()
+    assert list(engine.search_actions(state)) == list(engine.legal_actions(state))
 
 
 @pytest.mark.parametrize("key", KEYS)

@@ -148,6 +148,9 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     def successor(self, state: HyperspaceState, action: Action) -> HyperspaceState:
         return search_hooks.successor(state, action)
 
+    def search_actions(self, state: HyperspaceState) -> list[Action]:
+        return search_hooks.search_actions(state)
+
     def seat_state(self, state: HyperspaceState, seat: Seat) -> HyperspaceState:
         """What ``seat``'s computer may read: the opponent's return squares taken out (seat.py)."""
         return seat_view_state(state, seat)

@@ -10,10 +10,10 @@ import chess
 from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.evaluation import PIECE_VALUES
 from pbem.variants.hyperspace.geometry import square_colour
-from pbem.variants.hyperspace.model import Action, BoardMove, HyperspaceState, PoolEntry
-from pbem.variants.hyperspace.rules import _parsed, due_entry, play, seat_of
+from pbem.variants.hyperspace.model import MAX_DELAY, MIN_DELAY, Action, BoardMove, HyperspaceState, PhaseOut, PoolEntry
+from pbem.variants.hyperspace.rules import _parsed, due_entry, legal_moves, play, safe_removals, seat_of
 
-__all__ = ["capture_values", "position_key", "successor"]
+__all__ = ["capture_values", "guessed_square", "position_key", "search_actions", "successor"]
 
 
 def position_key(state: HyperspaceState) -> Hashable:
@@ -29,6 +29,26 @@ def position_key(state: HyperspaceState) -> Hashable:
         (entry.seat.value, entry.piece, entry.from_square, entry.returns - turn,
          None if entry.square is None else entry.square.reveal())
         for entry in state.pool))
+
+
+def search_actions(state: HyperspaceState) -> list[Action]:
+    """Board moves, and phase-outs (no square) with the shortest delay whose return turn is free: 1 as in
+    the public tree, a longer one when H7 has taken it, so a side that can only phase out still can."""
+    actions: list[Action] = [BoardMove(move) for move in legal_moves(state)]
+    removals = safe_removals(state)
+    if not removals:
+        return actions
+    board = _parsed(state.fen)
+    seat, turn = seat_of(board.turn), board.fullmove_number
+    delay = next((d for d in range(MIN_DELAY, MAX_DELAY + 1) if due_entry(state.pool, seat, turn + d + 1) is None),
+                 None)
+    if delay is None:
+        return actions
+    for square in removals:
+        piece = board.piece_at(square)
+        assert piece is not None
+        actions.append(PhaseOut(piece.symbol().upper(), chess.square_name(square), delay))
+    return actions
 
 
 def capture_values(state: HyperspaceState, action: Action) -> tuple[int, int] | None:

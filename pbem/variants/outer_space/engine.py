@@ -125,6 +125,10 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
     def successor(self, state: OuterSpaceState, action: Action) -> OuterSpaceState:
         return search_hooks.successor(state, action)
 
+    def search_actions(self, state: OuterSpaceState) -> tuple[Action, ...]:
+        """The legal actions without asking again whether the game is over (the search has asked)."""
+        return tuple(self._rules_moves(state))
+
     # -- views ------------------------------------------------------------------------------------
 
     def _extra_status(self, state: OuterSpaceState, over: Outcome | None) -> list[str]:

@@ -118,6 +118,10 @@ class SpaceChess(VariantBase[SpaceState, Move]):
     def successor(self, state: SpaceState, action: Move) -> SpaceState:
         return search_hooks.successor(state, action)
 
+    def search_actions(self, state: SpaceState) -> tuple[Move, ...]:
+        """The legal actions without asking again whether the game is over (the search has asked)."""
+        return tuple(self._rules_moves(state))
+
     # -- results and views -------------------------------------------------------------------------
 
     def _draw_counters(self, state: SpaceState) -> tuple[int, int]:

@@ -131,6 +131,10 @@ class TriDChess(VariantBase[TriDState, Move]):
     def successor(self, state: TriDState, action: Move) -> TriDState:
         return search_hooks.successor(state, action)
 
+    def search_actions(self, state: TriDState) -> tuple[Move, ...]:
+        """The legal actions without asking again whether the game is over (the search has asked)."""
+        return tuple(self._rules_moves(state))
+
     # -- results and views -------------------------------------------------------------------------
 
     def _draw_counters(self, state: TriDState) -> tuple[int, int]:

@@ -101,6 +101,10 @@ class VoidriderChess(VariantBase[VoidriderState, Move]):
     def successor(self, state: VoidriderState, action: Move) -> VoidriderState:
         return search_hooks.successor(state, action)
 
+    def search_actions(self, state: VoidriderState) -> tuple[Move, ...]:
+        """The legal actions without asking again whether the game is over (the search has asked)."""
+        return tuple(self._rules_moves(state))
+
     # -- results and views -------------------------------------------------------------------------
 
     def _draw_counters(self, state: VoidriderState) -> tuple[int, int]:
