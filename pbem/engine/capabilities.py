@@ -14,6 +14,7 @@ from pbem.engine.base import Seat, Transition
 __all__ = [
     "ActionCompletion",
     "CaptureInfo",
+    "CheckAware",
     "Evaluation",
     "FastPerft",
     "PositionKey",
@@ -82,6 +83,13 @@ class CaptureInfo(Protocol):
     """
 
     def capture_values(self, state: Any, action: Any) -> tuple[int, int] | None: ...
+
+
+@runtime_checkable
+class CheckAware(Protocol):
+    """Whether the side to move is in check (a quiescence search then looks at every reply, not only captures)."""
+
+    def in_check(self, state: Any) -> bool: ...
 
 
 @runtime_checkable

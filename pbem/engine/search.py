@@ -14,6 +14,7 @@ Design (see also :mod:`pbem.engine.search_table` and :mod:`pbem.engine.search_or
 - ordering: the table's move, captures by MVV-LVA, two killer moves per ply, the history heuristic
   (the root keeps a fixed order, best move of the last iteration first);
 - quiescence over captures and promotions (``CaptureInfo``), stand-pat, delta pruning, bounded depth;
+  a side in check (``CheckAware``) may not stand pat there and tries every reply;
 - a time budget: the clock is read every 64 nodes against a deadline, an iteration that runs out is
   dropped (its best move is kept when no iteration finished), and no iteration starts after half the
   budget;
@@ -30,6 +31,7 @@ from pbem.engine.base import Outcome, Seat, Variant
 from pbem.engine.capabilities import (
     ActionCompletion,
     CaptureInfo,
+    CheckAware,
     Evaluation,
     PositionKey,
     QuickSuccessor,
@@ -251,6 +253,7 @@ class _Search:
             variant.position_key if isinstance(variant, PositionKey) else None)
         self.static: Callable[[Any], int] = variant.evaluate if isinstance(variant, Evaluation) else _zero
         self.play = _successor(variant)
+        self.in_check: Callable[[Any], bool] | None = variant.in_check if isinstance(variant, CheckAware) else None
         self.actions: Callable[[Any], Sequence[Any]] = (
             variant.search_actions if isinstance(variant, SearchActions)
             else lambda state: list(variant.legal_actions(state)))
@@ -414,22 +417,31 @@ class _Search:
         return best_score
 
     def _quiesce(self, state: Any, alpha: int, beta: int, ply: int, side: Seat, qdepth: int) -> int:
-        """Captures and promotions only, until the position is quiet or the quiescence depth is used up."""
+        """Captures and promotions only, until the position is quiet or the quiescence depth is used up;
+        in check every reply, without standing pat (a check at the horizon may be mate)."""
         self.pv[ply] = []
         stand = self._static(state)
-        if stand >= beta or qdepth >= self.limits.quiescence or ply >= len(self.pv) - 1:
+        if qdepth >= self.limits.quiescence or ply >= len(self.pv) - 1:
             return stand
-        alpha = max(alpha, stand)
-        best = stand
-        gains: list[tuple[int, int, int, Any]] = []
+        evading = self.in_check is not None and self.in_check(state)
+        if evading:
+            best = -INFINITY
+        else:
+            if stand >= beta:
+                return stand
+            alpha = max(alpha, stand)
+            best = stand
+        tried: list[tuple[int, int, int, Any]] = []
         for index, action in enumerate(self.actions(state)):
             gain = self.orderer.capture(state, action)
             if gain is not None:
-                gains.append((-gain[0], gain[1], index, action))
-        gains.sort(key=lambda item: item[:3])
+                tried.append((-gain[0], gain[1], index, action))
+            elif evading:
+                tried.append((0, 0, index, action))
+        tried.sort(key=lambda item: item[:3])
         other = side.other
-        for negative_gain, _, _, action in gains:
-            if stand - negative_gain + _DELTA_MARGIN <= alpha:
+        for negative_gain, _, _, action in tried:
+            if not evading and stand - negative_gain + _DELTA_MARGIN <= alpha:
                 continue
             child = self.play(state, action)
             self._tick()
@@ -446,7 +458,7 @@ class _Search:
                     self.pv[ply] = [action, *self.pv[ply + 1]]
                     if alpha >= beta:
                         break
-        return best
+        return best if tried else stand
 
 
 def _zero(state: Any) -> int:

@@ -136,6 +136,9 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
 
     # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
 
+    def in_check(self, state: HyperspaceState) -> bool:
+        return search_hooks.in_check(state)
+
     def position_key(self, state: HyperspaceState) -> Hashable:
         return search_hooks.position_key(state)
 

@@ -13,7 +13,7 @@ from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.model import MAX_DELAY, MIN_DELAY, Action, BoardMove, HyperspaceState, PhaseOut, PoolEntry
 from pbem.variants.hyperspace.rules import _parsed, due_entry, legal_moves, play, safe_removals, seat_of
 
-__all__ = ["capture_values", "guessed_square", "position_key", "search_actions", "successor"]
+__all__ = ["capture_values", "guessed_square", "in_check", "position_key", "search_actions", "successor"]
 
 
 def position_key(state: HyperspaceState) -> Hashable:
@@ -49,6 +49,11 @@ def search_actions(state: HyperspaceState) -> list[Action]:
         assert piece is not None
         actions.append(PhaseOut(piece.symbol().upper(), chess.square_name(square), delay))
     return actions
+
+
+def in_check(state: HyperspaceState) -> bool:
+    """The side to move's king is attacked on the board as it stands (a pending return may still block)."""
+    return _parsed(state.fen).is_check()
 
 
 def capture_values(state: HyperspaceState, action: Action) -> tuple[int, int] | None:

@@ -106,6 +106,9 @@ class SpaceChess(VariantBase[SpaceState, Move]):
 
     # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
 
+    def in_check(self, state: SpaceState) -> bool:
+        return rules.in_check(state)
+
     def position_key(self, state: SpaceState) -> Hashable:
         return search_hooks.position_key(state)
 

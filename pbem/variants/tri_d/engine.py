@@ -119,6 +119,9 @@ class TriDChess(VariantBase[TriDState, Move]):
 
     # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
 
+    def in_check(self, state: TriDState) -> bool:
+        return rules.in_check(state)
+
     def position_key(self, state: TriDState) -> Hashable:
         return search_hooks.position_key(state)
 

@@ -89,6 +89,9 @@ class VoidriderChess(VariantBase[VoidriderState, Move]):
 
     # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
 
+    def in_check(self, state: VoidriderState) -> bool:
+        return rules.in_check(state)
+
     def position_key(self, state: VoidriderState) -> Hashable:
         return search_hooks.position_key(state)
 
