@@ -1,10 +1,11 @@
-"""The `pbem` command line: serve, export, event, admin, and the engine tools moves / perft / show / variants."""
+"""The `pbem` command line: serve, export, event, admin, and the engine tools moves, perft, show, analyse, variants."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,8 @@ from pbem.config import ConfigError, load_config
 from pbem.engine.base import Audience, Variant
 from pbem.engine.capabilities import FastPerft
 from pbem.engine.errors import MoveError
+from pbem.engine.search import LEVELS as COMPUTER_LEVELS
+from pbem.engine.search import MAX_DEPTH, Limits, describe_line, format_score, search
 from pbem.variants import UnknownVariantError, all_variants, get_variant
 
 __all__ = ["main", "perft"]
@@ -94,6 +97,37 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(view.diagram)
     for line in view.status:
         print(line)
+    return 0
+
+
+def analysis_limits(level: int | None, seconds: float | None) -> Limits:
+    """``--seconds S`` searches as deep as S seconds allow; ``--level N`` uses level N's depth and seconds
+    (without the random noise the computer player adds at the low levels)."""
+    if seconds is not None:
+        if seconds <= 0:
+            raise CliError(f"--seconds must be more than 0, not {seconds:g}")
+        return Limits(depth=MAX_DEPTH, seconds=seconds)
+    chosen = 3 if level is None else level
+    if chosen not in COMPUTER_LEVELS:
+        raise CliError(f"--level is 1 to {max(COMPUTER_LEVELS)}, not {chosen}")
+    return Limits(depth=COMPUTER_LEVELS[chosen].depth, seconds=COMPUTER_LEVELS[chosen].seconds)
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    limits = analysis_limits(args.level, args.seconds)
+    state = play_from_start(engine, args.moves)
+    seat = engine.to_act(state)
+    over = engine.outcome(state)
+    if seat is None or over is not None:
+        reason = f" ({over.result}, {over.reason})" if over is not None else ""
+        raise CliError(f"the game is over{reason}: there is nothing to analyse")
+    result = search(engine, state, limits, time.monotonic)
+    line = describe_line(engine, state, result.pv)
+    print(f"best move: {line[0]}")
+    print(f"score: {format_score(result.score)} (centipawns for {seat.value}, the side to move)")
+    print(f"line: {' '.join(line)}")
+    print(f"depth {result.depth}, {result.nodes:,} nodes, {result.seconds:.2f} s")
     return 0
 
 
@@ -199,6 +233,16 @@ def build_parser() -> argparse.ArgumentParser:
     perft_parser.add_argument("moves", nargs="*", metavar="MOVE")
     add_option_argument(perft_parser)
     perft_parser.set_defaults(func=cmd_perft)
+    analyse = sub.add_parser("analyse", aliases=["analyze"],
+                             help="the engine's best move, score and line after MOVEs")
+    analyse.add_argument("variant")
+    analyse.add_argument("moves", nargs="*", metavar="MOVE")
+    budget = analyse.add_mutually_exclusive_group()
+    budget.add_argument("--level", type=int, metavar="N",
+                        help=f"search like computer level N, 1-{max(COMPUTER_LEVELS)} (default 3)")
+    budget.add_argument("--seconds", type=float, metavar="S", help="search for S seconds, as deep as it gets")
+    add_option_argument(analyse)
+    analyse.set_defaults(func=cmd_analyse)
     _add_event_parser(sub)
     _add_admin_parser(sub)
     variants = sub.add_parser("variants", help="list the variants with their keys and aliases")
@@ -206,8 +250,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Options that take a value and may be written among the moves.
+_VALUE_OPTIONS = ("-o", "--option", "--level", "--seconds")
+
+
 def options_first(argv: list[str]) -> list[str]:
-    """Move ``-o KEY=VALUE`` words before the positionals: argparse cannot mix them with ``MOVE ...``."""
+    """Move ``-o KEY=VALUE`` (and ``--level N``, ``--seconds S``) words before the positionals: argparse
+    cannot mix them with ``MOVE ...``."""
     if not argv:
         return argv
     command, rest = argv[:1], argv[1:]
@@ -216,11 +265,11 @@ def options_first(argv: list[str]) -> list[str]:
     index = 0
     while index < len(rest):
         word = rest[index]
-        if word in ("-o", "--option") and index + 1 < len(rest):
+        if word in _VALUE_OPTIONS and index + 1 < len(rest):
             options += [word, rest[index + 1]]
             index += 2
             continue
-        (options if word.startswith("--option=") else others).append(word)
+        (options if word.startswith(("--option=", "--level=", "--seconds=")) else others).append(word)
         index += 1
     return command + options + others
 

@@ -6,12 +6,26 @@ A variant class declares an ability simply by defining the methods; callers test
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from pbem.engine.base import Seat, Transition
 
-__all__ = ["FastPerft", "RecordExport", "SecretKeeping", "seal_action", "secrets_of"]
+__all__ = [
+    "ActionCompletion",
+    "CaptureInfo",
+    "CheckAware",
+    "Evaluation",
+    "FastPerft",
+    "PositionKey",
+    "QuickSuccessor",
+    "RecordExport",
+    "SearchActions",
+    "SeatPrivacy",
+    "SecretKeeping",
+    "seal_action",
+    "secrets_of",
+]
 
 
 @runtime_checkable
@@ -40,6 +54,78 @@ class RecordExport(Protocol):
 
     def movetext(self, plies: Sequence[tuple[str, Mapping[str, Any]]],
                  comments: Mapping[int, Sequence[str]] | None = None) -> list[str]: ...
+
+
+@runtime_checkable
+class PositionKey(Protocol):
+    """A cheap hashable identity of a position for a search's transposition table.
+
+    Equal keys mean the same board, side to move and rights (castling, en passant, pools, ages);
+    move counters and the repetition history are left out.
+    """
+
+    def position_key(self, state: Any) -> Hashable: ...
+
+
+@runtime_checkable
+class Evaluation(Protocol):
+    """A static score of a position in centipawns, from the side to move's point of view."""
+
+    def evaluate(self, state: Any) -> int: ...
+
+
+@runtime_checkable
+class CaptureInfo(Protocol):
+    """What an action wins at once, for move ordering (MVV-LVA) and quiescence.
+
+    ``(value gained, value of the piece that moves)`` for a capture of an enemy piece or a promotion,
+    in the variant's centipawns; None for a quiet action.
+    """
+
+    def capture_values(self, state: Any, action: Any) -> tuple[int, int] | None: ...
+
+
+@runtime_checkable
+class CheckAware(Protocol):
+    """Whether the side to move is in check (a quiescence search then looks at every reply, not only captures)."""
+
+    def in_check(self, state: Any) -> bool: ...
+
+
+@runtime_checkable
+class QuickSuccessor(Protocol):
+    """The state after a legal action without notation, notes or checks (a search plays millions)."""
+
+    def successor(self, state: Any, action: Any) -> Any: ...
+
+
+@runtime_checkable
+class SearchActions(Protocol):
+    """The actions a search tries in a position that is not over (the caller has checked the outcome).
+
+    Where ``legal_actions`` leaves legal actions out (Hyperspace lists phase-outs with delay 1 only),
+    the search still needs one action whenever the game goes on.
+    """
+
+    def search_actions(self, state: Any) -> Sequence[Any]: ...
+
+
+@runtime_checkable
+class SeatPrivacy(Protocol):
+    """What one seat may know of a state: the state a computer playing that seat is allowed to read.
+
+    A variant with secrets (SecretKeeping) must have it: the search refuses a secret-keeping variant
+    without it.
+    """
+
+    def seat_state(self, state: Any, seat: Seat) -> Any: ...
+
+
+@runtime_checkable
+class ActionCompletion(Protocol):
+    """An action the legal list leaves incomplete made whole for play (a phase-out given its secret square)."""
+
+    def complete_action(self, state: Any, action: Any) -> Any: ...
 
 
 def seal_action(engine: object, state: Any, action: Any, nonce: str) -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import chess
@@ -11,8 +11,9 @@ import chess
 from pbem.engine.base import Audience, Note, Outcome, Recipient, Seat, Transition, VariantBase, side_title
 from pbem.engine.board_view import BoardView, Highlight, Mark
 from pbem.engine.errors import IllegalMoveError, InvalidMoveError
-from pbem.variants.hyperspace import notation, pgn, rules
+from pbem.variants.hyperspace import notation, pgn, rules, search_hooks
 from pbem.variants.hyperspace.diagram import board_view, diagram
+from pbem.variants.hyperspace.evaluation import evaluate
 from pbem.variants.hyperspace.explain import board_move_error, phase_out_error
 from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.helptext import HELP_TEXT
@@ -26,6 +27,8 @@ from pbem.variants.hyperspace.model import (
     dump_state,
     load_state,
 )
+from pbem.variants.hyperspace.returns import complete_phase_out
+from pbem.variants.hyperspace.seat import seat_view_state
 
 __all__ = ["HyperspaceChess"]
 
@@ -130,6 +133,34 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         if error is not None:
             raise type(error)(f"{'invalid' if isinstance(error, InvalidMoveError) else 'illegal'} "
                               f"move {action.public!r}: {error}")
+
+    # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
+
+    def in_check(self, state: HyperspaceState) -> bool:
+        return search_hooks.in_check(state)
+
+    def position_key(self, state: HyperspaceState) -> Hashable:
+        return search_hooks.position_key(state)
+
+    def evaluate(self, state: HyperspaceState) -> int:
+        return evaluate(state)
+
+    def capture_values(self, state: HyperspaceState, action: Action) -> tuple[int, int] | None:
+        return search_hooks.capture_values(state, action)
+
+    def successor(self, state: HyperspaceState, action: Action) -> HyperspaceState:
+        return search_hooks.successor(state, action)
+
+    def search_actions(self, state: HyperspaceState) -> list[Action]:
+        return search_hooks.search_actions(state)
+
+    def seat_state(self, state: HyperspaceState, seat: Seat) -> HyperspaceState:
+        """What ``seat``'s computer may read: the opponent's return squares taken out (seat.py)."""
+        return seat_view_state(state, seat)
+
+    def complete_action(self, state: HyperspaceState, action: Action) -> Action:
+        """A phase-out from the legal list given the computer's own secret return square (returns.py)."""
+        return complete_phase_out(state, action) if isinstance(action, PhaseOut) else action
 
     # -- commitments ------------------------------------------------------------------------------
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from pbem.engine.base import Note, Outcome, Recipient, Seat, VariantBase, side_title
 from pbem.engine.board_view import BoardView, Highlight, Mark
-from pbem.variants.outer_space import notation, rules
+from pbem.variants.outer_space import notation, rules, search_hooks
 from pbem.variants.outer_space.diagram import board_view, diagram
+from pbem.variants.outer_space.evaluation import evaluate
 from pbem.variants.outer_space.explain import pass_refusal, refusal
 from pbem.variants.outer_space.helptext import HELP_TEXT
 from pbem.variants.outer_space.model import (
@@ -109,6 +110,24 @@ class OuterSpaceChess(VariantBase[OuterSpaceState, Action]):
 
     def perft(self, state: OuterSpaceState, depth: int) -> int:
         return rules.perft(state, depth)
+
+    # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
+
+    def position_key(self, state: OuterSpaceState) -> Hashable:
+        return search_hooks.position_key(state)
+
+    def evaluate(self, state: OuterSpaceState) -> int:
+        return evaluate(state)
+
+    def capture_values(self, state: OuterSpaceState, action: Action) -> tuple[int, int] | None:
+        return search_hooks.capture_values(state, action)
+
+    def successor(self, state: OuterSpaceState, action: Action) -> OuterSpaceState:
+        return search_hooks.successor(state, action)
+
+    def search_actions(self, state: OuterSpaceState) -> tuple[Action, ...]:
+        """The legal actions without asking again whether the game is over (the search has asked)."""
+        return tuple(self._rules_moves(state))
 
     # -- views ------------------------------------------------------------------------------------
 

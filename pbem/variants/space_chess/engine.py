@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from pbem.engine.base import Note, Outcome, Recipient, Seat, VariantBase, side_title
 from pbem.engine.board_view import BoardView, Highlight, Mark
-from pbem.variants.space_chess import notation, rules
+from pbem.variants.space_chess import notation, rules, search_hooks
 from pbem.variants.space_chess.diagram import board_view, diagram
+from pbem.variants.space_chess.evaluation import evaluate
 from pbem.variants.space_chess.explain import explain
 from pbem.variants.space_chess.helptext import HELP_TEXT
 from pbem.variants.space_chess.model import (
@@ -102,6 +103,27 @@ class SpaceChess(VariantBase[SpaceState, Move]):
             king = rules.king_square(after, after.turn)
             notes.append(Note(f"{other}'s king on {square_name(king)} is in check."))
         return notes
+
+    # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
+
+    def in_check(self, state: SpaceState) -> bool:
+        return rules.in_check(state)
+
+    def position_key(self, state: SpaceState) -> Hashable:
+        return search_hooks.position_key(state)
+
+    def evaluate(self, state: SpaceState) -> int:
+        return evaluate(state)
+
+    def capture_values(self, state: SpaceState, action: Move) -> tuple[int, int] | None:
+        return search_hooks.capture_values(state, action)
+
+    def successor(self, state: SpaceState, action: Move) -> SpaceState:
+        return search_hooks.successor(state, action)
+
+    def search_actions(self, state: SpaceState) -> tuple[Move, ...]:
+        """The legal actions without asking again whether the game is over (the search has asked)."""
+        return tuple(self._rules_moves(state))
 
     # -- results and views -------------------------------------------------------------------------
 

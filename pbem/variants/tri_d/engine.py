@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from pbem.engine.base import Note, Outcome, Recipient, Seat, VariantBase
 from pbem.engine.board_view import BoardView, Highlight, Mark
-from pbem.variants.tri_d import notation, rules
+from pbem.variants.tri_d import notation, rules, search_hooks
 from pbem.variants.tri_d.diagram import board_view, diagram
+from pbem.variants.tri_d.evaluation import evaluate
 from pbem.variants.tri_d.explain import explain
 from pbem.variants.tri_d.helptext import HELP_TEXT
 from pbem.variants.tri_d.model import (
@@ -115,6 +116,27 @@ class TriDChess(VariantBase[TriDState, Move]):
         owners = dict(before.boards)
         return [Note(f"The attack board at {PINS[pin].name} now belongs to {COLOR_NAMES[owner]} (ruling V12).")
                 for pin, owner in after.boards if owners.get(pin, owner) != owner]
+
+    # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
+
+    def in_check(self, state: TriDState) -> bool:
+        return rules.in_check(state)
+
+    def position_key(self, state: TriDState) -> Hashable:
+        return search_hooks.position_key(state)
+
+    def evaluate(self, state: TriDState) -> int:
+        return evaluate(state)
+
+    def capture_values(self, state: TriDState, action: Move) -> tuple[int, int] | None:
+        return search_hooks.capture_values(state, action)
+
+    def successor(self, state: TriDState, action: Move) -> TriDState:
+        return search_hooks.successor(state, action)
+
+    def search_actions(self, state: TriDState) -> tuple[Move, ...]:
+        """The legal actions without asking again whether the game is over (the search has asked)."""
+        return tuple(self._rules_moves(state))
 
     # -- results and views -------------------------------------------------------------------------
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from pbem.engine.base import Note, Outcome, Recipient, Seat, VariantBase, side_title
 from pbem.engine.board_view import BoardView, Highlight, Mark
-from pbem.variants.voidrider import notation, rules
+from pbem.variants.voidrider import notation, rules, search_hooks
 from pbem.variants.voidrider.diagram import board_view, diagram
+from pbem.variants.voidrider.evaluation import evaluate
 from pbem.variants.voidrider.explain import move_error, piece_name
 from pbem.variants.voidrider.geometry import ALL_RAYS, SQUARE_NAMES
 from pbem.variants.voidrider.helptext import HELP_TEXT
@@ -85,6 +86,27 @@ class VoidriderChess(VariantBase[VoidriderState, Move]):
         if move.promotion:
             notes.append(Note(f"{who}'s pawn promoted to a {piece_name(move.promotion)} on {target}."))
         return notes
+
+    # -- search (capabilities of pbem.engine.capabilities) ----------------------------------------
+
+    def in_check(self, state: VoidriderState) -> bool:
+        return rules.in_check(state)
+
+    def position_key(self, state: VoidriderState) -> Hashable:
+        return search_hooks.position_key(state)
+
+    def evaluate(self, state: VoidriderState) -> int:
+        return evaluate(state)
+
+    def capture_values(self, state: VoidriderState, action: Move) -> tuple[int, int] | None:
+        return search_hooks.capture_values(state, action)
+
+    def successor(self, state: VoidriderState, action: Move) -> VoidriderState:
+        return search_hooks.successor(state, action)
+
+    def search_actions(self, state: VoidriderState) -> tuple[Move, ...]:
+        """The legal actions without asking again whether the game is over (the search has asked)."""
+        return tuple(self._rules_moves(state))
 
     # -- results and views -------------------------------------------------------------------------
 

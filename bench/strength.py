@@ -1,0 +1,218 @@
+"""Playing strength of the computer levels: level 1 against a random mover, each level against the one below.
+
+Usage: python bench/strength.py [--games N] [--variants KEY ...] [--max-level L] [--max-seconds S]
+                                [--max-plies P] [--jobs J] [--seed SEED] [--json FILE]
+
+For each variant and pairing (level 1 - random, 2 - 1, ..., L - (L-1)) N games are played with colours
+alternated. A game that reaches --max-plies without an end is adjudicated on the evaluation of its last
+position (300 centipawns or more decides it, anything less is a draw). Printed per pairing: wins, draws
+and losses of the higher level, its score, the Elo difference with a 95% error bar (from the spread of
+the game results; a clean sweep gives the one-sided 95% bound instead), the mean seconds per move of
+each side, and how many games were adjudicated.
+Exit status 1 if a target of the issue is missed (level 1 >= 90% against random, each level >= 60%
+against the one below), 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+import zlib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pbem.engine.base import Seat, Variant
+from pbem.engine.capabilities import ActionCompletion, Evaluation, SecretKeeping
+from pbem.engine.search import LEVELS, choose_action
+from pbem.variants import all_variants, get_variant
+
+#: The side "level 0" is the random mover.
+RANDOM = 0
+ADJUDICATE_AT = 300
+
+
+@dataclass
+class Game:
+    """One game's result from the higher level's side: 1, 0.5 or 0."""
+
+    variant: str
+    high: int
+    low: int
+    high_is_white: bool
+    score: float
+    plies: int
+    reason: str
+    adjudicated: bool
+    high_seconds: list[float] = field(default_factory=list)
+    low_seconds: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Pairing:
+    variant: str
+    high: int
+    low: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    elo: float
+    elo_error: float
+    elo_bound: str
+    high_seconds_per_move: float
+    low_seconds_per_move: float
+    adjudicated: int
+    mean_plies: float
+    target: float
+    met: bool
+
+
+def random_move(engine: Variant[Any, Any], state: Any, rng: random.Random) -> Any:
+    """A uniformly random legal action; a phase-out gets the square the computer would choose for it."""
+    action = rng.choice(list(engine.legal_actions(state)))
+    if isinstance(engine, ActionCompletion):
+        action = engine.complete_action(state, action)
+    return action
+
+
+def play_game(variant: str, high: int, low: int, high_is_white: bool, seed: int, max_plies: int,
+              max_seconds: float | None) -> Game:
+    engine = get_variant(variant)
+    rng = random.Random(seed)
+    state = engine.setup()
+    high_seat = Seat.WHITE if high_is_white else Seat.BLACK
+    game = Game(variant, high, low, high_is_white, 0.5, 0, "", False)
+    for ply in range(max_plies):
+        over = engine.outcome(state)
+        if over is not None:
+            game.plies = ply
+            game.reason = over.reason
+            winner = over.winner
+            game.score = 0.5 if winner is None else 1.0 if winner is high_seat else 0.0
+            return game
+        seat = engine.to_act(state)
+        assert seat is not None
+        level = high if seat is high_seat else low
+        started = time.monotonic()
+        if level == RANDOM:
+            action = random_move(engine, state, rng)
+        else:
+            action = choose_action(engine, state, seat, level, rng, time.monotonic, max_seconds=max_seconds).action
+        (game.high_seconds if seat is high_seat else game.low_seconds).append(time.monotonic() - started)
+        if isinstance(engine, SecretKeeping):
+            action = engine.seal(state, action, f"bench-{seed}-{ply}")
+        state = engine.apply(state, action).state
+    game.plies = max_plies
+    game.adjudicated = True
+    over = engine.outcome(state)
+    if over is not None:
+        game.reason = over.reason
+        winner = over.winner
+        game.score = 0.5 if winner is None else 1.0 if winner is high_seat else 0.0
+        game.adjudicated = False
+        return game
+    assert isinstance(engine, Evaluation)
+    seat = engine.to_act(state)
+    value = engine.evaluate(state) * (1 if seat is high_seat else -1)
+    game.reason = f"adjudicated at {value:+d}"
+    game.score = 1.0 if value >= ADJUDICATE_AT else 0.0 if value <= -ADJUDICATE_AT else 0.5
+    return game
+
+
+def elo(score: float) -> float:
+    return -400 * math.log10(1 / score - 1)
+
+
+def summarise(games: list[Game]) -> Pairing:
+    first = games[0]
+    n = len(games)
+    results = [g.score for g in games]
+    mean = sum(results) / n
+    spread = math.sqrt(sum((r - mean) ** 2 for r in results) / n)
+    error = 1.96 * spread / math.sqrt(n)
+    if 0 < mean < 1:
+        bound = ""
+        low_p, high_p = max(mean - error, 0.5 / n), min(mean + error, 1 - 0.5 / n)
+        difference, half_width = elo(mean), (elo(high_p) - elo(low_p)) / 2
+    else:
+        # A clean sweep has no spread: give the one-sided 95% bound (all n games won has chance 0.05).
+        swept = 0.05 ** (1 / n)
+        bound = ">=" if mean == 1 else "<="
+        difference, half_width = elo(swept if mean == 1 else 1 - swept), 0.0
+    high_moves = [s for g in games for s in g.high_seconds]
+    low_moves = [s for g in games for s in g.low_seconds]
+    target = 0.9 if first.low == RANDOM else 0.6
+    return Pairing(
+        variant=first.variant, high=first.high, low=first.low, games=n,
+        wins=sum(r == 1.0 for r in results), draws=sum(r == 0.5 for r in results),
+        losses=sum(r == 0.0 for r in results), score=mean, elo=difference, elo_error=half_width, elo_bound=bound,
+        high_seconds_per_move=sum(high_moves) / len(high_moves) if high_moves else 0.0,
+        low_seconds_per_move=sum(low_moves) / len(low_moves) if low_moves else 0.0,
+        adjudicated=sum(g.adjudicated for g in games), mean_plies=sum(g.plies for g in games) / n,
+        target=target, met=mean >= target)
+
+
+def name(level: int) -> str:
+    return "random" if level == RANDOM else f"level {level}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=4, help="games per pairing (default 4)")
+    parser.add_argument("--variants", nargs="*", default=[v.key for v in all_variants()], metavar="KEY")
+    parser.add_argument("--max-level", type=int, default=2, help=f"highest level played, 1-{max(LEVELS)} (default 2)")
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="cap every computer move at S seconds (as [computer] max_seconds_per_move)")
+    parser.add_argument("--max-plies", type=int, default=160, help="adjudicate a game at P plies (default 160)")
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once in processes (default 1)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", metavar="FILE", help="also write the pairings as JSON to FILE")
+    args = parser.parse_args(argv)
+    if not 1 <= args.max_level <= max(LEVELS):
+        parser.error(f"--max-level is 1 to {max(LEVELS)}")
+    pairs = [(1, RANDOM)] + [(level, level - 1) for level in range(2, args.max_level + 1)]
+    jobs = []
+    for variant in args.variants:
+        get_variant(variant)  # an unknown key fails here, before any game
+        for high, low in pairs:
+            for number in range(args.games):
+                seed = args.seed * 1_000_003 + zlib.crc32(f"{variant} {high} {number}".encode()) % 1_000_003
+                jobs.append((variant, high, low, number % 2 == 0, seed, args.max_plies, args.max_seconds))
+    started = time.monotonic()
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            games = list(pool.map(play_game, *zip(*jobs, strict=True)))
+    else:
+        games = [play_game(*job) for job in jobs]
+    grouped: dict[tuple[str, int], list[Game]] = {}
+    for game in games:
+        grouped.setdefault((game.variant, game.high), []).append(game)
+    pairings = [summarise(group) for group in grouped.values()]
+    print(f"{len(games)} games in {time.monotonic() - started:.0f} s "
+          f"({args.games} per pairing, colours alternated, adjudicated at {args.max_plies} plies)\n")
+    print("| variant | pairing | games | +/=/- | score | Elo difference | s/move (higher) | s/move (lower) "
+          "| adjudicated | target |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for p in pairings:
+        difference = (f"{p.elo_bound} {p.elo:+.0f} (95%)" if p.elo_bound
+                      else f"{p.elo:+.0f} ± {p.elo_error:.0f}")
+        print(f"| {p.variant} | {name(p.high)} - {name(p.low)} | {p.games} | {p.wins}/{p.draws}/{p.losses} "
+              f"| {100 * p.score:.0f}% | {difference} | {p.high_seconds_per_move:.2f} | "
+              f"{p.low_seconds_per_move:.2f} | {p.adjudicated} | {100 * p.target:.0f}% "
+              f"{'met' if p.met else 'missed'} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps([asdict(p) for p in pairings], indent=1) + "\n")
+    return 0 if all(p.met for p in pairings) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
