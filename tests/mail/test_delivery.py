@@ -6,6 +6,7 @@ import mailbox
 import smtplib
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -103,16 +104,22 @@ def test_a_relay_that_is_down_gets_retried_with_backoff_and_everything_arrives(t
             pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
         port = free_port()  # nothing listens there yet: the relay is down
         deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
+        # The waits are measured from the attempt itself, so a busy machine cannot make them look short.
+        before = utcnow()
         assert deliverer.deliver_due() == 0
+        after = utcnow()
         rows = outbox(pipe)
         assert [r.attempts for r in rows] == [1, 0, 0, 0, 0]  # the first failure stops the round
-        first_wait = (rows[0].next_attempt_at - utcnow()).total_seconds()
-        assert 1.0 < first_wait <= 2.0 and all(r.next_attempt_at == rows[0].next_attempt_at for r in rows)
+        assert before + timedelta(seconds=2) <= rows[0].next_attempt_at <= after + timedelta(seconds=2)
+        assert all(r.next_attempt_at == rows[0].next_attempt_at for r in rows)
         assert deliverer.deliver_due() == 0 and outbox(pipe)[0].attempts == 1  # not due: backing off
-        time.sleep(first_wait + 0.1)
+        time.sleep(max(0.0, (rows[0].next_attempt_at - utcnow()).total_seconds()) + 0.1)
+        before = utcnow()
         assert deliverer.deliver_due() == 0
-        second_wait = (outbox(pipe)[0].next_attempt_at - utcnow()).total_seconds()
-        assert 3.0 < second_wait <= 4.0  # the wait doubles
+        after = utcnow()
+        retry_at = outbox(pipe)[0].next_attempt_at
+        assert before + timedelta(seconds=4) <= retry_at <= after + timedelta(seconds=4)  # the wait doubles
+        second_wait = (retry_at - utcnow()).total_seconds()
         sink = SinkHandler()
         relay = Controller(sink, hostname="127.0.0.1", port=port)
         relay.start()
