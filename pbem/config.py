@@ -12,6 +12,7 @@ from typing import Any
 
 __all__ = [
     "DEFAULTS",
+    "ComputerSection",
     "Config",
     "ConfigError",
     "DatabaseSection",
@@ -69,6 +70,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "port": 8025,
         "public_url": "",
         "health_queue_seconds": 300,
+    },
+    "computer": {
+        "enabled": True,
+        "workers": 1,
+        "max_seconds_per_move": 10.0,
     },
 }
 
@@ -166,6 +172,21 @@ class WebSection:
     health_queue_seconds: float  # /healthz fails once the oldest unprocessed mail is older
 
 
+@dataclass(frozen=True, slots=True)
+class ComputerSection:
+    """[computer]: the server's engine as a player and analyst; its searches run in worker processes."""
+
+    enabled: bool  # false: 'challenge computer' and 'analyse' by mail are refused, games under way wait
+    workers: int  # processes that search at once (each keeps one core busy while it thinks)
+    max_seconds_per_move: float  # caps every level's thinking time (level 5 would take 8 s)
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ConfigError("[computer] workers must be 1 or more")
+        if self.max_seconds_per_move <= 0:
+            raise ConfigError("[computer] max_seconds_per_move must be more than 0")
+
+
 _SECTIONS: dict[str, type[Any]] = {
     "server": ServerSection,
     "smtp": SmtpSection,
@@ -175,6 +196,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "retention": RetentionSection,
     "log": LogSection,
     "web": WebSection,
+    "computer": ComputerSection,
 }
 
 
@@ -222,6 +244,7 @@ class Config:
     retention: RetentionSection
     log: LogSection
     web: WebSection
+    computer: ComputerSection
     source: Path | None = None
 
     @classmethod

@@ -5,6 +5,8 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 __all__ = [
+    "COMPUTER_MOVES",
+    "COMPUTER_SECONDS",
     "DEADLINE_EVENTS",
     "MAILS_FAILED",
     "MAILS_PROCESSED",
@@ -37,3 +39,7 @@ DEADLINE_EVENTS = Counter("pbem_deadline_events", "Reminders, late notices and t
 PROCESSING_SECONDS = Histogram("pbem_processing_seconds", "Time the worker spent on one inbox mail",
                                buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0),
                                registry=REGISTRY)
+COMPUTER_MOVES = Counter("pbem_computer_turns", "The computer's finished turns: game moves and answers, analyses",
+                         ["kind"], registry=REGISTRY)
+COMPUTER_SECONDS = Histogram("pbem_computer_search_seconds", "Time one search of the computer took",
+                             buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0), registry=REGISTRY)

@@ -9,6 +9,7 @@ import signal
 import socket
 import time
 
+from pbem.computer_player import ComputerPlayer
 from pbem.config import Config
 from pbem.mail.delivery import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
@@ -48,6 +49,7 @@ class Server:
         self.deliverer = Deliverer(self.db, config.outbound.smtp_host,
                                    config.outbound.smtp_port, config.outbound.maildir)
         self.sweeper = Sweeper(self.db, self.services)
+        self.computer = ComputerPlayer(self.db, self.services, on_mail=self._wake_delivery)
         self.leadership = Leadership(self.db)
         self.alarm = Alarm(self._sweep, SWEEP_POLL_SECONDS)
         # The pages when [web] enabled; /healthz and /metrics on the same port either way.
@@ -57,6 +59,7 @@ class Server:
         self._beats: dict[str, float] = {}
         self._inbox_event = asyncio.Event()
         self._outbox_event = asyncio.Event()
+        self._computer_event = asyncio.Event()
         self._stopping = asyncio.Event()
         self._server: asyncio.base_events.Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -64,6 +67,10 @@ class Server:
 
     def _wake_worker(self) -> None:
         self._inbox_event.set()
+
+    def _wake_delivery(self) -> None:
+        self._outbox_event.set()
+        self._computer_event.set()  # a finished turn frees a worker for the next one
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -80,7 +87,8 @@ class Server:
         if released:
             log.warning("re-sending %d mails a previous run had claimed but not confirmed", released)
         self._tasks = [asyncio.create_task(self._work_loop(), name="pbem-worker"),
-                       asyncio.create_task(self._deliver_loop(), name="pbem-delivery")]
+                       asyncio.create_task(self._deliver_loop(), name="pbem-delivery"),
+                       asyncio.create_task(self._computer_loop(), name="pbem-computer")]
         self.alarm.start()
         self.alarm.wake_at(self.services.now())  # deadlines that passed while we were down, once
         log.info("pbem listening on %s:%d for %s", self.config.smtp.host, self.port,
@@ -113,7 +121,8 @@ class Server:
                 while await asyncio.to_thread(self.worker.process_next, WORKER_BATCH):
                     worked = True
                     self._outbox_event.set()
-                if worked:  # moves moved deadlines: re-arm the alarm
+                if worked:  # moves moved deadlines: re-arm the alarm; the computer may owe a move
+                    self._computer_event.set()
                     self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
             except Exception:
                 log.exception("worker round failed; retrying")
@@ -146,6 +155,16 @@ class Server:
                 log.exception("delivery round failed; retrying")
             await self._wait(self._outbox_event, wait)
 
+    async def _computer_loop(self) -> None:
+        """Start the computer's turns as they fall due (its searches run in worker processes)."""
+        while not self._stopping.is_set():
+            self._beats["computer"] = time.monotonic()
+            try:
+                await self.computer.start_due()
+            except Exception:
+                log.exception("computer round failed; retrying")
+            await self._wait(self._computer_event, POLL_SECONDS)
+
     async def stop(self) -> None:
         """Stop accepting, let the current rounds finish, close everything. Nothing stored is lost."""
         if self._server is not None:
@@ -157,9 +176,11 @@ class Server:
         self.alarm.shutdown()
         self._inbox_event.set()
         self._outbox_event.set()
+        self._computer_event.set()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self.computer.stop()  # a search under way is dropped: its game is still due at the next start
         await asyncio.to_thread(self.deliverer.close)  # QUIT may wait on a relay served by this very loop
         await asyncio.to_thread(self.leadership.release)
         self.db.dispose()

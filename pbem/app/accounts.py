@@ -9,10 +9,12 @@ from sqlmodel import col, func, select
 from pbem.app.context import CommandError, Context
 from pbem.store.models import Account
 
-__all__ = ["HANDLE", "account_by_email", "create_account", "find_account", "free_handle_for"]
+__all__ = ["HANDLE", "RESERVED_HANDLES", "account_by_email", "create_account", "find_account", "free_handle_for"]
 
 #: A handle: 2 to 32 characters, letters, digits, '.', '_' or '-', starting with a letter.
 HANDLE = re.compile(r"^[a-z][a-z0-9_.-]{1,31}$")
+#: Handles nobody may register: 'challenge computer' must always mean the server's engine.
+RESERVED_HANDLES = frozenset({"computer", "pbem-computer"})
 
 
 def create_account(ctx: Context, handle: str, email: str) -> Account:
@@ -23,6 +25,9 @@ def create_account(ctx: Context, handle: str, email: str) -> Account:
             f"{handle!r} is not a valid handle: 2 to 32 characters, letters, digits, '.', '_' or '-', "
             "starting with a letter"
         )
+    if handle in RESERVED_HANDLES:
+        raise CommandError(f"the handle {handle!r} is reserved for the server's engine (play it with "
+                           "'challenge computer VARIANT'); choose another")
     taken = ctx.session.exec(select(Account.id).where(func.lower(Account.handle) == handle)).first()
     if taken is not None:
         raise CommandError(f"the handle {handle!r} is taken; choose another")
@@ -47,7 +52,7 @@ def free_handle_for(ctx: Context, email: str) -> str:
     """A free handle made from the address's local part, for an invitee who chose none."""
     base = "".join(ch for ch in email.split("@")[0].lower() if ch.isalnum() or ch in "._-").lstrip("._-")
     base = (base if base[:1].isalpha() else f"p{base}")[:28] or "player"
-    candidate, number = base, 1
+    candidate, number = (base, 1) if base not in RESERVED_HANDLES else (f"{base}2", 2)
     while ctx.session.exec(select(Account.id).where(col(Account.handle) == candidate)).first() is not None:
         number += 1
         candidate = f"{base}{number}"

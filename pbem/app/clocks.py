@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from sqlmodel import select
 
 from pbem.app.context import Context
+from pbem.app.game_state import computer_seat
 from pbem.clock import Clock, TimeControl, duration, reminder_points
 from pbem.config import Config
 from pbem.engine.base import Seat
@@ -74,7 +75,11 @@ def store_clock(config: Config, game: Game, clock: Clock | None) -> None:
         return
     game.clock = clock.dump()
     game.deadline = clock.deadline()
-    game.next_event_at = next_event(config, clock)
+    computer = computer_seat(game)
+    # The computer's turn has no reminders and no deadline to miss: it moves as soon as it has thought
+    # (after a restart, at once), so the sweep must never time it out while the server was down.
+    thinking = computer is not None and clock.to_move == computer.value
+    game.next_event_at = None if thinking else next_event(config, clock)
 
 
 def _paused(ctx: Context, game: Game, seat: Seat | None, now: datetime) -> bool:

@@ -15,6 +15,10 @@ from pbem.store.models import Game, MoveRecord
 from pbem.variants import get_variant
 
 __all__ = [
+    "COMPUTER_EMAIL",
+    "computer_level",
+    "computer_name",
+    "computer_seat",
     "engine_for",
     "handles",
     "notes_of",
@@ -43,11 +47,38 @@ def player_id(game: Game, seat: Seat) -> int:
     return game.white_id if seat is Seat.WHITE else game.black_id
 
 
+#: The reserved computer account's address: under .invalid (RFC 2606), so no mail can ever reach it, and
+#: mails the games address to it are dropped before the outbox (pbem.app.secrecy).
+COMPUTER_EMAIL = "computer@pbem.invalid"
+
+
+def computer_seat(game: Game) -> Seat | None:
+    """The seat the server's engine plays in ``game`` (pbem.app.computer), or None in a game of people."""
+    found = game.extras.get("computer")
+    return Seat(found["seat"]) if isinstance(found, dict) else None
+
+
+def computer_level(game: Game) -> int:
+    """The computer's level (1-5) in a game against it; 0 in a game of people."""
+    found = game.extras.get("computer")
+    return int(found["level"]) if isinstance(found, dict) else 0
+
+
+def computer_name(level: int) -> str:
+    """How mails, records and pages name the computer: its handle is reserved, its level part of it."""
+    return f"pbem computer (level {level})"
+
+
 def handles(ctx: Context, game: Game) -> dict[Seat, str]:
+    """Each seat's name as the game's mails show it (the computer with its level)."""
     white = ctx.account_by_id(game.white_id)
     black = ctx.account_by_id(game.black_id)
     assert white is not None and black is not None
-    return {Seat.WHITE: white.handle, Seat.BLACK: black.handle}
+    names = {Seat.WHITE: white.handle, Seat.BLACK: black.handle}
+    seat = computer_seat(game)
+    if seat is not None:
+        names[seat] = computer_name(computer_level(game))
+    return names
 
 
 def records(ctx: Context, game: Game) -> list[MoveRecord]:

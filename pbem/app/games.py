@@ -10,6 +10,7 @@ from typing import Any
 
 from pbem.app import conditionals
 from pbem.app.clocks import control_of, pass_clock, restart_clock, start_clock
+from pbem.app.computer_due import refresh_computer_due
 from pbem.app.context import Context, Result
 from pbem.app.game_mail import (
     board_block,
@@ -46,6 +47,7 @@ __all__ = [
     "end_without_move",
     "finish_game",
     "game_over",
+    "play_computer_move",
     "play_move",
     "refusal",
     "start_game",
@@ -61,8 +63,11 @@ OFFER_ANSWER = 'Reply "draw" to accept the draw offer, or just move to decline i
 _GUARD = re.compile(r"(?:^|\s)#(\d+)\s*$")
 
 
-def start_game(ctx: Context, challenge: Challenge) -> Game:
-    """Create the game of an accepted challenge and mail both players their opening mail."""
+def start_game(ctx: Context, challenge: Challenge, extras: dict[str, Any] | None = None) -> Game:
+    """Create the game of an accepted challenge and mail both players their opening mail.
+
+    ``extras`` are the game's bookkeeping from the start (a game against the computer says so there).
+    """
     assert challenge.opponent_id is not None
     challenger_white = challenge.color == "white" or (
         challenge.color == "random" and secrets.randbelow(2) == 0
@@ -76,8 +81,9 @@ def start_game(ctx: Context, challenge: Challenge) -> Game:
     engine = get_variant(challenge.variant, rules)
     state = engine.setup()
     game = Game(variant=engine.key, options=challenge.options, state=engine.dump(state),
-                white_id=white, black_id=black, time_control=challenge.time_control)
+                white_id=white, black_id=black, time_control=challenge.time_control, extras=dict(extras or {}))
     start_clock(ctx, game, engine.to_act(state))
+    refresh_computer_due(game, engine, state, ctx.services.now())
     ctx.session.add(game)
     ctx.session.flush()
     assert game.id is not None
@@ -161,6 +167,19 @@ def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> _Follo
                               *notes_for(transition.notes, seat)])
 
 
+def play_computer_move(ctx: Context, game: Game, seat: Seat, text: str) -> str:
+    """Play the computer's move ``text`` (in its owner's notation) for ``seat`` through the same parser and
+    path as a player's; the record line ("12. Nf3"). A MoveError here is a bug of the search."""
+    engine = engine_for(game)
+    state = engine.load(game.state)
+    number = engine.move_number(state)
+    action = engine.parse_action(state, text)
+    transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
+    _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action),
+                       by_sender=False)
+    return f"{move_label(number, seat)} {transition.record}"
+
+
 def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, seat: Seat) -> Result:
     """Save a transition that is not a turn (e.g. a late Hyperspace secret) and tell whom it concerns."""
     game.state = engine_for(game).dump(transition.state)
@@ -240,6 +259,7 @@ def _store_turn(ctx: Context, game: Game, seat: Seat, number: int, transition: T
     pass_clock(ctx, game, seat, engine.to_act(state))
     if outcome is not None:
         close_game(game, outcome)
+    refresh_computer_due(game, engine, state, ctx.services.now())
     ctx.session.add(game)
     referee_mail(ctx, game, notes_for(transition.notes, Audience.REFEREE))
     notify_observers(ctx, game)
@@ -310,6 +330,7 @@ def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
     game.extras = {key: value for key, value in game.extras.items()
                    if key not in ("takeback", "conditionals", "highlights")}  # the last move is undone
     restart_clock(ctx, game, engine.to_act(state))
+    refresh_computer_due(game, engine, state, ctx.services.now())
     ctx.session.add(game)
     assert game.id is not None
     ctx.touched_games[game.id] = game
@@ -327,6 +348,7 @@ def close_game(game: Game, outcome: Outcome) -> None:
     game.status, game.result, game.reason = GameStatus.FINISHED, outcome.result, outcome.reason
     game.deadline = None
     game.next_event_at = None
+    game.computer_due_at = None
     game.draw_offer = ""
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.app.context import Context
 from pbem.app.digest import hold
-from pbem.app.game_state import engine_for, player_id
+from pbem.app.game_state import COMPUTER_EMAIL, engine_for, player_id
 from pbem.app.settings import digest_reader, for_reader
 from pbem.app.text import tidy
 from pbem.engine.capabilities import secrets_of
@@ -56,6 +56,8 @@ def queue_outgoing(ctx: Context) -> None:
     secrets = secrets_by_owner(ctx)
     now = ctx.services.now()
     for mail in ctx.outgoing:
+        if mail.to.lower() == COMPUTER_EMAIL:
+            continue  # the computer reads its games from the database, not from mail
         reader = ctx.account_by_email(mail.to)
         if reader is not None and mail.digestible and digest_reader(reader):
             hold(ctx, reader, mail)

@@ -26,7 +26,7 @@ class CliError(Exception):
     """A user error: printed on stderr, exit status 1."""
 
 
-def play_from_start(engine: Variant, moves: Sequence[str]) -> Any:
+def play_from_start(engine: Variant[Any, Any], moves: Sequence[str]) -> Any:
     """The position after ``moves`` from the initial position; CliError names a bad move."""
     try:
         state = engine.setup()
@@ -41,7 +41,7 @@ def play_from_start(engine: Variant, moves: Sequence[str]) -> Any:
     return state
 
 
-def perft(engine: Variant, state: Any, depth: int) -> int:
+def perft(engine: Variant[Any, Any], state: Any, depth: int) -> int:
     """Leaf nodes of the legal-move tree of ``depth`` below ``state``."""
     if isinstance(engine, FastPerft):
         return engine.perft(state, depth)
@@ -66,7 +66,7 @@ def parse_options(pairs: Sequence[str]) -> dict[str, object]:
     return options
 
 
-def _engine(args: argparse.Namespace) -> Variant:
+def _engine(args: argparse.Namespace) -> Variant[Any, Any]:
     try:
         return get_variant(args.variant, parse_options(args.option))
     except UnknownVariantError as error:

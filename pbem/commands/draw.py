@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pbem.app.computer_due import refresh_computer_due
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_options import game_option
 from pbem.app.game_state import engine_for
@@ -43,6 +44,7 @@ class Draw:
         game.extras = {**game.extras, "draw_offered_at": offered}
         game.draw_offer = seat.value
         game.version += 1
+        refresh_computer_due(game, engine, state, ctx.services.now())  # the computer answers offers
         ctx.session.add(game)
         announce_offer(ctx, game, seat)
         return Result("Draw offered. It stands until your opponent accepts with 'draw' or makes a move.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 
+from pbem.commands.analyse import Analyse
 from pbem.commands.answer import Accept, Decline
 from pbem.commands.base import Command
 from pbem.commands.board import Board
@@ -36,7 +37,7 @@ COMMANDS: tuple[Command, ...] = (
     Register(), Help(), Variants(), ChallengeCommand(), Accept(), Decline(), Games(),
     Move(), Resign(), Draw(), Board(), History(), Say(), SecretCommand(), Vacation(),
     Takeback(), Rematch(), Observe(), Unobserve(), Conditional(),
-    Join(), Standings(), Seek(), Unseek(), Seeks(), SetSetting(), Settings(),
+    Join(), Standings(), Seek(), Unseek(), Seeks(), SetSetting(), Settings(), Analyse(),
 )
 
 _BY_WORD: dict[str, Command] = {

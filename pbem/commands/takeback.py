@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pbem.app.computer import answer_takeback
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_mail import board_block, game_mail
-from pbem.app.game_state import engine_for, records
+from pbem.app.game_state import computer_seat, engine_for, records
 from pbem.app.games import take_back
 from pbem.commands.base import SEAT
 from pbem.engine.base import Seat
@@ -39,6 +40,12 @@ class Takeback:
         target = self._target(ctx, game, seat)
         if target is None:
             raise CommandError("you have no move to take back yet")
+        if computer_seat(game) is seat.other:  # the computer answers at once
+            refusal = answer_takeback(ctx, game)
+            if refusal is not None:
+                raise CommandError(refusal)
+            game.extras = {**game.extras, "takeback": seat.value}
+            return self._agree(ctx, game, seat.other, computer_agrees=True)
         game.extras = {**game.extras, "takeback": seat.value}
         ctx.session.add(game)
         ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt",
@@ -55,7 +62,8 @@ class Takeback:
                 return row.ply - 1
         return None
 
-    def _agree(self, ctx: Context, game: Game, seat: Seat) -> Result:
+    def _agree(self, ctx: Context, game: Game, seat: Seat, computer_agrees: bool = False) -> Result:
+        """``seat`` agrees to its opponent's request (the computer: the asker gets the answer as the reply)."""
         asker = seat.other
         target = self._target(ctx, game, asker)
         if target is None:
@@ -64,6 +72,8 @@ class Takeback:
         engine = engine_for(game)
         to_move = engine.to_act(state)
         line = f"Takeback agreed: the game is back at move {engine.move_number(state)}, {to_move} to play."
+        if computer_agrees:
+            return Result(f"{line}\n\n{board_block(ctx, game, state, asker)}", headline=line)
         ctx.send(game_mail(ctx, game, asker, "player/notice.txt", headline=line,
                            lines=[board_block(ctx, game, state, asker)]))
         return Result(f"{line}\n\n{board_block(ctx, game, state, seat)}", headline=line)

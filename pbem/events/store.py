@@ -7,14 +7,18 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, func, select
 
+from pbem.app.computer import LEVEL_RATINGS
 from pbem.app.game_options import game_rated
-from pbem.events.ratings import Elo, rated_game
+from pbem.app.game_state import computer_level, computer_seat, player_id
+from pbem.engine.base import Seat
+from pbem.events.ratings import PROVISIONAL_GAMES, Elo, rated_game
 from pbem.events.tiebreaks import score_of
 from pbem.store.event_models import Event, EventPlayer, Rating
-from pbem.store.models import Account, Game, utcnow
+from pbem.store.models import Account, ComputerRating, Game, utcnow
 from pbem.store.vocabulary import GameStatus
 
-__all__ = ["EventData", "event_by_name", "load", "lock_event", "rate_game", "rating_of", "ratings_of"]
+__all__ = ["EventData", "computer_rating_of", "event_by_name", "load", "lock_event", "rate_game", "rating_of",
+           "ratings_of"]
 
 
 def event_by_name(session: Session, name: str) -> Event | None:
@@ -62,6 +66,8 @@ def rate_game(session: Session, game: Game) -> tuple[Elo, Elo] | None:
     """Update both players' ratings in the game's variant, once; the new ratings, or None if unrated."""
     if not is_rated(game) or game.extras.get("rated"):
         return None
+    if computer_seat(game) is not None:
+        return _rate_against_computer(session, game)
     with session.no_autoflush:
         white = rating_of(session, game.white_id, game.variant)
         black = rating_of(session, game.black_id, game.variant)
@@ -71,6 +77,35 @@ def rate_game(session: Session, game: Game) -> tuple[Elo, Elo] | None:
     game.extras = {**game.extras, "rated": True}
     session.add(game)
     return new_white, new_black
+
+
+def computer_rating_of(session: Session, account_id: int, variant: str) -> Elo:
+    """``account_id``'s rating on the computer list of ``variant`` (games against the computer only)."""
+    row = session.exec(select(ComputerRating).where(ComputerRating.account_id == account_id,
+                                                    ComputerRating.variant == variant)).first()
+    return Elo(row.rating, row.games) if row else Elo()
+
+
+def _rate_against_computer(session: Session, game: Game) -> tuple[Elo, Elo]:
+    """Rate the player on the computer list against the level's fixed anchor, which does not move."""
+    computer = computer_seat(game)
+    assert computer is not None
+    player = player_id(game, computer.other)
+    with session.no_autoflush:
+        mine = computer_rating_of(session, player, game.variant)
+    anchor = Elo(LEVEL_RATINGS[computer_level(game)], PROVISIONAL_GAMES)
+    white, black = (mine, anchor) if computer is Seat.BLACK else (anchor, mine)
+    new_white, new_black = rated_game(white, black, score_of(game.result)[0])
+    updated = new_black if computer is Seat.WHITE else new_white
+    row = session.exec(select(ComputerRating).where(ComputerRating.account_id == player,
+                                                    ComputerRating.variant == game.variant)).first()
+    if row is None:
+        row = ComputerRating(account_id=player, variant=game.variant)
+    row.rating, row.games, row.updated_at = updated.rating, updated.games, utcnow()
+    session.add(row)
+    game.extras = {**game.extras, "rated": True}
+    session.add(game)
+    return (updated, anchor) if computer is Seat.BLACK else (anchor, updated)
 
 
 @dataclass

@@ -23,11 +23,15 @@ from sqlmodel import Session, create_engine
 
 from pbem.store import models, schema
 
-__all__ = ["Database", "Leadership"]
+__all__ = ["Database", "GameClaims", "Leadership"]
 
 _READ_ONLY = "pbem_read_only"
 _MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key of schema migrations
 _LEADER_LOCK = 0x7062656E  # the advisory lock key held by the instance that runs the scheduler
+_CLAIM_SPACE = {"game": 0x70626367, "analysis": 0x70626361}  # first keys of per-game / per-request claims
+# The two-key advisory lock functions take int4s; psycopg would send Python ints as bigint.
+_TRY_CLAIM = text("SELECT pg_try_advisory_lock(CAST(:space AS integer), CAST(:number AS integer))")
+_UNCLAIM = text("SELECT pg_advisory_unlock(CAST(:space AS integer), CAST(:number AS integer))")
 
 
 def _prepare_sqlite(engine: Engine) -> None:
@@ -180,3 +184,51 @@ class Leadership:
             self._connection.invalidate()  # never back to the pool with a session lock on it
             self._connection.close()
         self._connection = None
+
+
+class GameClaims:
+    """Which instance works on a piece of computer work ("game:12", "analysis:3"): on PostgreSQL the holder
+    of a two-key session advisory lock on a connection of its own, released when the work is done or the
+    instance dies. SQLite has one instance per file, which holds every claim."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._held: dict[str, Any] = {}
+        self._guard = threading.Lock()
+
+    @staticmethod
+    def _keys(key: str) -> dict[str, int]:
+        kind, number = key.split(":")
+        return {"space": _CLAIM_SPACE[kind], "number": int(number)}
+
+    def claim(self, key: str) -> bool:
+        """True if this instance may work on ``key`` now (nobody else holds it)."""
+        if self.db.is_sqlite:
+            return True
+        connection = self.db.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        try:
+            taken = bool(connection.execute(_TRY_CLAIM, self._keys(key)).scalar())
+        except Exception:
+            connection.close()
+            raise
+        if not taken:
+            connection.close()
+            return False
+        with self._guard:
+            self._held[key] = connection
+        return True
+
+    def release(self, key: str) -> None:
+        with self._guard:
+            connection = self._held.pop(key, None)
+        if connection is None:
+            return
+        with contextlib.suppress(Exception):
+            connection.execute(_UNCLAIM, self._keys(key))
+        with contextlib.suppress(Exception):
+            connection.invalidate()  # never back to the pool with a session lock on it
+            connection.close()
+
+    def release_all(self) -> None:
+        for key in list(self._held):
+            self.release(key)

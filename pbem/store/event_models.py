@@ -34,6 +34,8 @@ class Event(SQLModel, table=True):
     status: str = Field(default=EventStatus.REGISTRATION, max_length=16, index=True)  # an EventStatus
     current_round: int = 0
     round_deadline: datetime | None = None
+    #: The organiser's account (``pbem event create --organiser``): may ask the engine about any game by mail.
+    organiser_id: int | None = Field(default=None, foreign_key="account.id")
     #: Knockout: {"rounds": [[{"high": id, "low": id|None, "winner": id|None, "how": str}, ...], ...]}.
     state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     version: int = 0

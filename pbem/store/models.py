@@ -1,4 +1,4 @@
-"""The tables: accounts, challenges, games, moves, the inbox and the outbox."""
+"""The tables: accounts, challenges, games, moves, the inbox and the outbox, the computer's ratings and analyses."""
 
 from __future__ import annotations
 
@@ -86,6 +86,9 @@ class Game(SQLModel, table=True):
     #: The earliest reminder, late notice or timeout still to come: the sweep's index.
     next_event_at: datetime | None = Field(default=None, index=True)
     draw_offer: str = Field(default="", max_length=8)  # the seat with a standing draw offer
+    #: Games against the computer (pbem.app.computer): since when it owes a move or an answer; None when
+    #: it owes nothing. The computer's loop polls this index; it is set and cleared with the game.
+    computer_due_at: datetime | None = Field(default=None, index=True)
     version: int = 0  # bumped by every change; optimistic check on top of the row lock
     started_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
@@ -161,3 +164,30 @@ class OutboxItem(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
 
+
+
+class ComputerRating(SQLModel, table=True):
+    """A player's Elo rating in one variant from games against the computer: a list of its own, never
+    mixed with the ratings from games between people (pbem.events.ratings computes both)."""
+
+    __table_args__ = (UniqueConstraint("account_id", "variant"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    account_id: int = Field(foreign_key="account.id", index=True)
+    variant: str = Field(max_length=32)
+    rating: float = 1500.0
+    games: int = 0
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class AnalysisRequest(SQLModel, table=True):
+    """``analyse`` by mail: the engine's view of a game's position, mailed when the computer has looked."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    account_id: int = Field(foreign_key="account.id")
+    #: The ply analysed (the position the request was made in); the reply threads to the request.
+    ply: int = 0
+    in_reply_to: str = Field(default="", max_length=998)
+    requested_at: datetime = Field(default_factory=utcnow)
+    done_at: datetime | None = Field(default=None, index=True)

@@ -43,7 +43,8 @@ def _entry(feed: Element, title: str, entry_id: str, link: str, updated: datetim
 
 
 def _xml(feed: Element) -> bytes:
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + tostring(feed, encoding="utf-8", xml_declaration=False)
+    body: bytes = tostring(feed, encoding="utf-8", xml_declaration=False)  # typeshed: str | bytes by encoding
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + body
 
 
 def game_feed(ctx: Context, game_id: int, base: str) -> bytes | None:
