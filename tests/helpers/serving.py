@@ -28,7 +28,9 @@ def free_port() -> int:
 class Instance:
     """One `pbem serve` process relaying to the harness's sink; restartable on the same port."""
 
-    def __init__(self, tmp_path: Path, name: str, harness: Harness, url: str, games: str = "") -> None:
+    def __init__(self, tmp_path: Path, name: str, harness: Harness, url: str, games: str = "",
+                 extra: str = "") -> None:
+        """``games``: the [games] section's lines; ``extra``: more sections of the config file."""
         self.name = name
         self.tmp_path = tmp_path
         self.port = 0  # the first start picks a free port itself; restarts keep it
@@ -38,7 +40,8 @@ class Instance:
                           f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
                           f'[database]\nurl = "{url}"\n'
                           f"[games]\n{games or 'reminders = []'}\n"
-                          "[web]\nport = 0\n")
+                          "[web]\nport = 0\n"
+                          f"{extra}")
         self.process: subprocess.Popen[bytes] | None = None
         self.start()
 
