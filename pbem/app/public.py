@@ -23,7 +23,7 @@ from pbem.app.records import game_record, note_comments
 from pbem.engine.base import Audience, Seat, View
 from pbem.engine.capabilities import RecordExport
 from pbem.store.event_models import Rating
-from pbem.store.models import Account, Challenge, Game, MoveRecord
+from pbem.store.models import Account, Challenge, ComputerRating, Game, MoveRecord
 from pbem.store.vocabulary import ChallengeStatus, GameStatus
 from pbem.variants import UnknownVariantError, get_variant
 
@@ -32,6 +32,7 @@ __all__ = [
     "PublicMove",
     "PublicNote",
     "PublicSeek",
+    "computer_rating_list",
     "game_list",
     "open_seeks",
     "player_games",
@@ -254,4 +255,13 @@ def rating_list(ctx: Context, variant: str) -> tuple[Any, list[tuple[str, float,
     rows = ctx.session.exec(select(Rating, Account.handle).join(Account, col(Account.id) == Rating.account_id)
                             .where(Rating.variant == engine.key).order_by(col(Rating.rating).desc())).all()
     return engine, [(handle, rating.rating, rating.games) for rating, handle in rows]
+
+
+def computer_rating_list(ctx: Context, variant: str) -> list[tuple[str, float, int]]:
+    """The list of ratings from games against the computer in ``variant`` (a key), best first."""
+    rows = ctx.session.exec(select(ComputerRating, Account.handle)
+                            .join(Account, col(Account.id) == ComputerRating.account_id)
+                            .where(ComputerRating.variant == variant)
+                            .order_by(col(ComputerRating.rating).desc())).all()
+    return [(handle, rating.rating, rating.games) for rating, handle in rows]
 

@@ -9,7 +9,7 @@ from typing import NamedTuple
 from sqlmodel import Session, col, select
 
 from pbem.app.game_options import public_notes
-from pbem.app.game_state import engine_for, notes_of
+from pbem.app.game_state import computer_level, computer_name, computer_seat, engine_for, notes_of
 from pbem.engine.base import Seat
 from pbem.engine.capabilities import RecordExport
 from pbem.engine.notation import comment_words, pgn_comment, wrap_words
@@ -174,6 +174,11 @@ def load_game_record(session: Session, game_id: int, site: str) -> str | None:
     statement = select(MoveRecord).where(MoveRecord.game_id == game_id).order_by(col(MoveRecord.ply))
     moves = list(session.exec(statement).all())
     accounts = session.get(Account, game.white_id), session.get(Account, game.black_id)
-    white, black = (account.handle if account else "?" for account in accounts)
+    names = {Seat.WHITE: accounts[0].handle if accounts[0] else "?",
+             Seat.BLACK: accounts[1].handle if accounts[1] else "?"}
+    computer = computer_seat(game)
+    if computer is not None:
+        names[computer] = computer_name(computer_level(game))
+    white, black = names[Seat.WHITE], names[Seat.BLACK]
     comments = note_comments(game, len(moves), white, black) if public_notes(game.options) else None
     return game_record(game, moves, white, black, site, comments)

@@ -10,6 +10,7 @@ from sqlmodel import col, select
 from pbem.app.context import Context
 from pbem.app.public import (
     PublicGame,
+    computer_rating_list,
     game_list,
     open_seeks,
     player_games,
@@ -129,4 +130,6 @@ def ratings_document(ctx: Context, variant: str) -> dict[str, Any] | None:
     engine, rows = found
     return {"variant": engine.key, "title": engine.title,
             "ratings": [{"rank": rank, "handle": handle, **_elo(Elo(rating, games))}
-                        for rank, (handle, rating, games) in enumerate(rows, start=1)]}
+                        for rank, (handle, rating, games) in enumerate(rows, start=1)],
+            "computer": [{"rank": rank, "handle": handle, **_elo(Elo(rating, games))}
+                         for rank, (handle, rating, games) in enumerate(computer_rating_list(ctx, engine.key), 1)]}

@@ -83,7 +83,9 @@ _SCHEMAS: dict[str, Any] = {
     "RatingRow": _object({"rank": _INT, "handle": _STRING, "rating": _INT, "games": _INT,
                           "provisional": {"type": "boolean"}}),
     "Ratings": _object({"variant": _STRING, "title": _STRING,
-                        "ratings": {"type": "array", "items": _ref("RatingRow")}}),
+                        "ratings": {"type": "array", "items": _ref("RatingRow")},
+                        "computer": {"type": "array", "items": _ref("RatingRow"),
+                                     "description": "the list of games against the computer, kept apart"}}),
     "Error": _object({"error": _STRING}),
 }
 

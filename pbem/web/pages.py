@@ -8,9 +8,11 @@ from urllib.parse import quote
 
 from sqlmodel import col, func, select
 
+from pbem.app.computer import LEVEL_RATINGS
 from pbem.app.context import Context
 from pbem.app.public import (
     PublicGame,
+    computer_rating_list,
     game_list,
     open_seeks,
     player_games,
@@ -138,7 +140,11 @@ def ratings_page(ctx: Context, variant: str) -> str | None:
     table: list[dict[str, Any]] = [
         {"rank": rank, "handle": handle, "url": url_of_player(handle), "elo": Elo(rating, games)}
         for rank, (handle, rating, games) in enumerate(rows, start=1)]
+    computer: list[dict[str, Any]] = [
+        {"rank": rank, "handle": handle, "url": url_of_player(handle), "elo": Elo(rating, games)}
+        for rank, (handle, rating, games) in enumerate(computer_rating_list(ctx, engine.key), start=1)]
     return page("ratings.html", title=f"{engine.title} ratings", variant=engine.title, key=engine.key, rows=table,
+                computer=computer, levels=sorted(LEVEL_RATINGS.items()),
                 variants=[(cls.key, cls.title) for cls in all_variants()])
 
 

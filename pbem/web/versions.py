@@ -8,7 +8,7 @@ from sqlmodel import func, select
 
 from pbem.app.context import Context
 from pbem.store.event_models import Event, Rating
-from pbem.store.models import Challenge, Game
+from pbem.store.models import Challenge, ComputerRating, Game
 
 __all__ = ["event_version", "game_version", "site_version"]
 
@@ -46,4 +46,5 @@ def site_version(ctx: Context) -> str:
                                   .where(Challenge.status == "seeking")).one()
     events = ctx.session.exec(select(func.sum(Event.version), func.count())).one()
     ratings = ctx.session.exec(select(func.max(Rating.updated_at), func.count())).one()
-    return f"{games}|{challenges}|{events}|{ratings}@{_minute(ctx)}"
+    computer = ctx.session.exec(select(func.max(ComputerRating.updated_at), func.count())).one()
+    return f"{games}|{challenges}|{events}|{ratings}|{computer}@{_minute(ctx)}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from pbem.sweep import Sweeper
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, only_mail, register
+from tests.helpers.web import serving
 
 
 @pytest.fixture
@@ -209,3 +211,27 @@ def test_analyse_is_refused_during_a_game_and_mailed_after_it(pipe: Pipeline) ->
     with pipe.db.read() as session:
         assert session.exec(select(AnalysisRequest)).one().done_at is not None
     assert ComputerPlayer(pipe.db, pipe.services).play_due_inline() == 0  # mailed once
+
+
+def test_rematch_starts_the_next_game_against_the_computer_with_colours_swapped(pipe: Pipeline) -> None:
+    _challenge(pipe, "white level 2")
+    seat = _seat(pipe, _game(pipe), Seat.WHITE)
+    pipe.send(ALICE, seat, "resign")
+    pipe.drain_outbox()
+    pipe.send(ALICE, seat, "rematch")
+    assert "Game 2 against pbem computer (level 2) has started: you play black" in body_of(
+        next(m for r, m in pipe.drain_outbox() if "Results:" in body_of(m)))
+    assert _game(pipe, 2).extras["computer"] == {"seat": "white", "level": 2}
+
+
+def test_the_computer_list_is_on_the_rating_page_and_in_the_api_apart_from_the_players_list(pipe: Pipeline) -> None:
+    _challenge(pipe, "white level 1")
+    pipe.send(ALICE, _seat(pipe, _game(pipe), Seat.WHITE), "resign")
+    with serving(pipe) as site:
+        page = site.get("/ratings/outer-space").text
+        assert "Against the computer" in page and "level 1 1000" in page
+        players, computer = page.split("Against the computer")
+        assert "alice" not in players and 'href="/players/alice"' in computer
+        document = json.loads(site.get("/api/ratings/outer-space").text)
+        assert document["ratings"] == [] and document["computer"][0]["handle"] == "alice"
+        assert document["computer"][0]["games"] == 1

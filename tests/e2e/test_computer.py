@@ -1,4 +1,4 @@
-"""End to end over real SMTP: a player challenges the computer in each variant and plays random legal moves to the end."""
+"""End to end over real SMTP: a player challenges the computer in each variant and plays random moves to the end."""
 
 from __future__ import annotations
 
