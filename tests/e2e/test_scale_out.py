@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from pbem.engine.base import Seat
+from pbem.variants import get_variant
 from tests.helpers.harness import Harness, Player, body_of
 from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 from tests.helpers.serving import Instance
@@ -108,6 +111,58 @@ def test_two_instances_apply_moves_once_fire_deadlines_once_and_fail_over(tmp_pa
             time.sleep(0.2)
         harness.settle(quiet=2.0)
         assert sum(is_over(m) for m in alice.inbox()) == 2 and sum(is_over(m) for m in bob.inbox()) == 2
+    finally:
+        a.stop()
+        b.stop()
+        harness.close()
+
+
+def _carol_to_move(url: str) -> str | None:
+    """A legal move for carol (black) in game 1, read from the shared database; None if it is not her turn."""
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        stored = connection.execute(text("SELECT state FROM game WHERE id = 1")).scalar()
+    engine.dispose()
+    variant = get_variant("space-chess")
+    state = variant.load(stored if isinstance(stored, dict) else json.loads(stored))
+    if variant.to_act(state) is not Seat.BLACK:
+        return None
+    return variant.describe(state, sorted(variant.legal_actions(state), key=str)[0])
+
+
+def test_two_instances_think_once_about_each_computer_move(tmp_path: Path, url: str) -> None:
+    """Both instances poll the games the computer owes; one claims each turn, and every move is played once.
+    Level 5 thinks its whole 3 s here, longer than the other instance's poll: both see every turn due."""
+    harness = Harness(tmp_path, serve=False)
+    thinking = "[computer]\nmax_seconds_per_move = 3\n"
+    a = Instance(tmp_path, "a", harness, url, extra=thinking)
+    b = Instance(tmp_path, "b", harness, url, extra=thinking)
+    try:
+        carol = Player(harness, "carol@players.example")
+        via(harness, a)
+        welcome = carol.register("carol")
+        carol.reply(welcome, "challenge computer space-chess black level 5")
+        carol.next_mail(lambda m: "Results:" in body_of(m))
+        for turn in range(1, 4):
+            news = carol.next_mail(lambda m, t=turn: f"pbem computer (level 5) played {t}." in body_of(m), timeout=60)
+            move = _carol_to_move(url)
+            assert move is not None
+            via(harness, (a, b)[turn % 2])
+            carol.reply(news, move)
+            reply = carol.next_mail(lambda m: "Results:" in body_of(m))
+            assert "Not played" not in body_of(reply), body_of(reply)
+        carol.next_mail(lambda m: "pbem computer (level 5) played 4." in body_of(m), timeout=60)
+        harness.settle(quiet=2.0)
+        played = [m for m in carol.inbox() if "pbem computer (level 5) played" in body_of(m)]
+        assert len(played) == 4, [body_of(m)[:80] for m in played]
+        logs = [(tmp_path / f"{name}.log").read_text() for name in ("a", "b")]
+        assert sum(log.count("computer, game 1: played") for log in logs) == 4, logs
+        assert not any("computer, game 1: dropped" in log for log in logs), "both instances searched one move"
+        engine = create_engine(url)
+        with engine.connect() as connection:
+            seats = connection.execute(text("SELECT seat FROM moverecord WHERE game_id = 1 ORDER BY ply")).scalars()
+            assert list(seats) == ["white", "black"] * 3 + ["white"]
+        engine.dispose()
     finally:
         a.stop()
         b.stop()
