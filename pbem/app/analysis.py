@@ -29,6 +29,7 @@ from pbem.store.models import Account, AnalysisRequest, Game
 from pbem.store.vocabulary import GameStatus
 
 __all__ = [
+    "PUBLIC_ONLY",
     "AnalysisPlan",
     "engine_opinion",
     "finish_analysis",

@@ -67,9 +67,12 @@ def cmd_create(args: argparse.Namespace) -> str:
     with _context(args) as ctx:
         event = create_event(ctx, args.name, args.variant, args.format, args.time or "", args.rounds or 0,
                              args.tiebreaks or (), args.games, args.knockout_tiebreak, args.round_days,
-                             dict(parse_options(args.game_option)))
+                             dict(parse_options(args.game_option)), organiser=args.organiser or "")
+        organiser = f" Its organiser {args.organiser} may send 'analyse GAME' about any of its games." \
+            if args.organiser else ""
         return (f"Event {event.name} created ({event.variant}, {args.format}); registration is open: "
-                f"players send 'join {event.name}', or add them with 'pbem event add {event.name} PLAYER...'.")
+                f"players send 'join {event.name}', or add them with 'pbem event add {event.name} PLAYER...'."
+                f"{organiser}")
 
 
 def cmd_add(args: argparse.Namespace) -> str:
@@ -119,13 +122,19 @@ def cmd_withdraw(args: argparse.Namespace) -> str:
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> str:
-    from pbem.events.organiser import adjudicate
+    from pbem.events.organiser import adjudicate, position_report
 
     number = args.game.lstrip("#")
     if not number.isdigit():
         raise _Failure(f"a game is named by its number, not {args.game!r}")
+    if args.seconds <= 0:
+        raise _Failure(f"--seconds must be more than 0, not {args.seconds:g}")
     with _context(args) as ctx:
-        return adjudicate(ctx, _event(ctx, args.name), int(number), args.result)
+        event = _event(ctx, args.name)
+        report = position_report(ctx, event, int(number), args.seconds)
+        if args.result is None:
+            return f"{report}\n\nTo decide it: pbem event adjudicate {event.name} {number} 1-0|0-1|1/2-1/2"
+        return f"{report}\n\n{adjudicate(ctx, event, int(number), args.result)}"
 
 
 def run_event_command(handler: Callable[[argparse.Namespace], str], args: argparse.Namespace) -> int:
@@ -166,6 +175,8 @@ def add_event_parser(subparsers: Any) -> None:
                         help="knockout: how a tied match is decided (default: extra pairs of games)")
     create.add_argument("--round-days", type=float, metavar="DAYS",
                         help="Swiss / knockout: a deadline for each round, after which the organiser adjudicates")
+    create.add_argument("--organiser", "--organizer", metavar="PLAYER",
+                        help="the organiser's handle or address: may mail 'analyse GAME' about any game of the event")
     # Not -o/--option: pbem.cli.options_first moves those words before the subcommand.
     create.add_argument("--game-option", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option for every game, as in `challenge ... option KEY=VALUE` (repeatable)")
@@ -184,7 +195,11 @@ def add_event_parser(subparsers: Any) -> None:
     withdraw.add_argument("name", metavar="NAME")
     withdraw.add_argument("player", metavar="PLAYER", help="handle or address")
 
-    adjudicate = command("adjudicate", cmd_adjudicate, "decide an unfinished game of the event")
+    adjudicate = command("adjudicate", cmd_adjudicate,
+                         "decide an unfinished game of the event; the position and the engine's view are shown first")
     adjudicate.add_argument("name", metavar="NAME")
     adjudicate.add_argument("game", metavar="GAME", help="the game number")
-    adjudicate.add_argument("result", metavar="RESULT", help="1-0, 0-1 or 1/2-1/2")
+    adjudicate.add_argument("result", metavar="RESULT", nargs="?",
+                            help="1-0, 0-1 or 1/2-1/2 (without it: only the position and the engine's view)")
+    adjudicate.add_argument("--seconds", type=float, default=5.0, metavar="S",
+                            help="how long the engine thinks about the position (default 5)")

@@ -254,11 +254,15 @@ def build_parser() -> argparse.ArgumentParser:
 _VALUE_OPTIONS = ("-o", "--option", "--level", "--seconds")
 
 
+#: The commands that take a list of MOVEs after the variant.
+_ENGINE_COMMANDS = frozenset({"moves", "perft", "show", "analyse", "analyze"})
+
+
 def options_first(argv: list[str]) -> list[str]:
     """Move ``-o KEY=VALUE`` (and ``--level N``, ``--seconds S``) words before the positionals: argparse
     cannot mix them with ``MOVE ...``."""
-    if not argv:
-        return argv
+    if not argv or argv[0] not in _ENGINE_COMMANDS:
+        return argv  # the other commands have no MOVE list; `event adjudicate ... --seconds S` is theirs
     command, rest = argv[:1], argv[1:]
     options: list[str] = []
     others: list[str] = []

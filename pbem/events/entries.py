@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlmodel import col, func, select
 
+from pbem.app.accounts import find_account
 from pbem.app.context import Context
 from pbem.app.game_options import split_options
 from pbem.clock import ClockError, TimeControl
@@ -30,8 +31,10 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,63}$", re.IGNORECASE)
 
 def create_event(ctx: Context, name: str, variant: str, fmt: str, time_control: str = "", rounds: int = 0,
                  tiebreaks: Sequence[str] = (), games_per_match: int = 2, knockout_tiebreak: str = "extra",
-                 round_days: float | None = None, options: dict[str, Any] | None = None) -> Event:
-    """A new event, open for entries."""
+                 round_days: float | None = None, options: dict[str, Any] | None = None,
+                 organiser: str = "") -> Event:
+    """A new event, open for entries; ``organiser`` (a handle or an address of an account) may ask the engine
+    about any of its games by mail."""
     if not _NAME.match(name):
         raise EventError(f"{name!r} is not a usable event name: 2 to 64 letters, digits, '.', '_' or '-'")
     if event_by_name(ctx.session, name) is not None:
@@ -64,9 +67,16 @@ def create_event(ctx: Context, name: str, variant: str, fmt: str, time_control: 
         raise EventError("a knockout match has at least one game")
     if rounds < 0 or (round_days is not None and round_days <= 0):
         raise EventError("rounds and round days must be positive")
+    organiser_id = None
+    if organiser:
+        account = find_account(ctx, organiser)
+        if account is None:
+            raise EventError(f"no account {organiser!r} to be the organiser: they register first")
+        organiser_id = account.id
     event = Event(name=name, variant=engine.key, format=EventFormat(fmt), time_control=control,
                   options=dict(options or {}), rounds=rounds, tiebreaks=list(chosen),
-                  games_per_match=games_per_match, knockout_tiebreak=knockout_tiebreak, round_days=round_days)
+                  games_per_match=games_per_match, knockout_tiebreak=knockout_tiebreak, round_days=round_days,
+                  organiser_id=organiser_id)
     ctx.session.add(event)
     ctx.session.flush()
     return event

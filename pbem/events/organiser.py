@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
+from pbem.app.analysis import PUBLIC_ONLY, engine_opinion
 from pbem.app.context import Context
+from pbem.app.game_state import engine_for, handles
 from pbem.app.games import game_over
-from pbem.engine.base import Outcome, Seat
+from pbem.engine.base import Audience, Outcome, Seat
 from pbem.events.entries import entries
 from pbem.events.errors import EventError
 from pbem.events.formats.registry import format_of
@@ -14,11 +16,12 @@ from pbem.events.games import end_game
 from pbem.events.running import progress
 from pbem.events.store import load, lock_event
 from pbem.events.tables import summary
+from pbem.mail.render import render
 from pbem.store.event_models import Event
 from pbem.store.models import Game
 from pbem.store.vocabulary import EntryStatus, EventStatus, GameStatus
 
-__all__ = ["adjudicate", "list_events", "withdraw"]
+__all__ = ["adjudicate", "list_events", "position_report", "withdraw"]
 
 _RESULTS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "1/2": "1/2-1/2", "draw": "1/2-1/2",
             "=": "1/2-1/2", "white": "1-0", "black": "0-1"}
@@ -37,6 +40,22 @@ def adjudicate(ctx: Context, event: Event, game_id: int, result: str) -> str:
     end_game(ctx, game, Outcome(outcome_result, "adjudicated by the organiser"))
     game_over(ctx, game)
     return f"Game {game_id} adjudicated {outcome_result}."
+
+
+def position_report(ctx: Context, event: Event, game_id: int, seconds: float) -> str:
+    """Game ``game_id`` of ``event`` as the organiser weighs it: players, the public position, and the
+    engine's score, best move and line (public position only: no Hyperspace return square is read)."""
+    game = ctx.session.get(Game, game_id)
+    if game is None or game.event_id != event.id:
+        raise EventError(f"game {game_id} is not a game of {event.name}")
+    engine = engine_for(game)
+    state = engine.load(game.state)
+    names = handles(ctx, game)
+    board = engine.view(state, Audience.PUBLIC, picture=False)
+    lines = [f"Game {game_id} of {event.name}: {names[Seat.WHITE]} (white) vs {names[Seat.BLACK]} (black), "
+             f"after ply {game.ply}" + ("" if game.status == GameStatus.ACTIVE else f", over: {game.result}"),
+             "", render("player/_view.txt", view=board).rstrip("\n"), ""]
+    return "\n".join([*lines, *engine_opinion(game, state, seconds), PUBLIC_ONLY])
 
 
 def withdraw(ctx: Context, event: Event, who: str) -> str:

@@ -235,3 +235,30 @@ def test_a_loss_on_time_counts_as_a_loss_and_can_end_the_event(tmp_path: Path) -
         assert [(row[1], row[4], row[5]) for row in rows] == [(black, "1", "1"), (white, "0", "0")]
     finally:
         pipe.close()
+
+
+def test_adjudication_shows_the_engine_beside_the_position_and_the_organiser_may_ask_by_mail(
+        pipe: Pipeline, config: Path) -> None:
+    from pbem.computer_player import ComputerPlayer
+
+    olga = register(pipe, email("olga"), "olga")
+    personal = {name: register(pipe, email(name), name) for name in ("alice", "bob")}
+    assert "olga may send 'analyse GAME'" in run(config, "create", "ev", "--variant", "tri-d", "--format",
+                                                 "round-robin", "--organiser", "olga")
+    run(config, "add", "ev", "alice", "bob")
+    run(config, "start", "ev")
+    number = games(pipe)[0][0]
+    pipe.drain_outbox()
+    shown = run(config, "adjudicate", "ev", str(number), "--seconds", "0.5")
+    assert "after ply 0" in shown and "Engine: " in shown and "Best move for white:" in shown
+    assert "To decide it: pbem event adjudicate ev" in shown and games(pipe)[0][3] == "active"
+    # A player may not ask about their own running game; the organiser may ask about any game of theirs.
+    pipe.send(email("alice"), personal["alice"], f"analyse {number}")
+    assert "still being played" in body_of(pipe.drain_outbox()[0][1])
+    pipe.send(email("olga"), olga, f"analyse {number}")
+    assert "its analysis follows" in body_of(pipe.drain_outbox()[0][1])
+    assert ComputerPlayer(pipe.db, pipe.services).play_due_inline() == 1
+    (to, analysis), = pipe.drain_outbox()
+    assert to == email("olga") and "Best move for white:" in body_of(analysis)
+    decided = run(config, "adjudicate", "ev", str(number), "1/2-1/2", "--seconds", "0.5")
+    assert "Engine: " in decided and f"Game {number} adjudicated 1/2-1/2." in decided
