@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -235,3 +236,19 @@ def test_the_computer_list_is_on_the_rating_page_and_in_the_api_apart_from_the_p
         document = json.loads(site.get("/api/ratings/outer-space").text)
         assert document["ratings"] == [] and document["computer"][0]["handle"] == "alice"
         assert document["computer"][0]["games"] == 1
+
+
+def test_the_question_sent_to_a_worker_process_holds_no_secret_of_the_player(pipe: Pipeline) -> None:
+    _challenge(pipe, "white level 1", variant="hyperspace")
+    pipe.send(ALICE, _seat(pipe, _game(pipe), Seat.WHITE), "Nb1@2 {c3}")
+    receipt = body_of(only_mail(pipe, ALICE))
+    nonce = re.search(r"nonce:? ([0-9a-f]{32})", receipt)
+    assert "c3" in receipt and nonce, receipt
+    with pipe.db.transaction() as session:
+        game = session.get(Game, 1)
+        assert game is not None
+        plan = plan_turn(Context(session=session, services=pipe.services), game, 1.0)
+    assert plan is not None
+    pool = json.dumps(plan.question.view["pool"])
+    assert "b1" in pool  # the public part: which piece left, from where
+    assert "c3" not in pool and nonce.group(1) not in json.dumps(plan.question.view)
