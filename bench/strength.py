@@ -1,7 +1,7 @@
 """Playing strength of the computer levels: level 1 against a random mover, each level against the one below.
 
-Usage: python bench/strength.py [--games N] [--variants KEY ...] [--max-level L] [--max-seconds S]
-                                [--max-plies P] [--jobs J] [--seed SEED] [--json FILE]
+Usage: python bench/strength.py [--games N] [--variants KEY ...] [--max-level L | --levels L ...]
+                                [--max-seconds S] [--max-plies P] [--jobs J] [--seed SEED] [--json FILE]
 
 For each variant and pairing (level 1 - random, 2 - 1, ..., L - (L-1)) N games are played with colours
 alternated. A game that reaches --max-plies without an end is adjudicated on the evaluation of its last
@@ -170,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=4, help="games per pairing (default 4)")
     parser.add_argument("--variants", nargs="*", default=[v.key for v in all_variants()], metavar="KEY")
     parser.add_argument("--max-level", type=int, default=2, help=f"highest level played, 1-{max(LEVELS)} (default 2)")
+    parser.add_argument("--levels", type=int, nargs="+", metavar="L",
+                        help="the pairings to play, by their higher level (1: level 1 - random, 3: level 3 - "
+                             "level 2); default: 1 to --max-level. Lets a long run be split.")
     parser.add_argument("--max-seconds", type=float, default=None,
                         help="cap every computer move at S seconds (as [computer] max_seconds_per_move)")
     parser.add_argument("--max-plies", type=int, default=160, help="adjudicate a game at P plies (default 160)")
@@ -179,7 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.max_level <= max(LEVELS):
         parser.error(f"--max-level is 1 to {max(LEVELS)}")
-    pairs = [(1, RANDOM)] + [(level, level - 1) for level in range(2, args.max_level + 1)]
+    highs = args.levels or list(range(1, args.max_level + 1))
+    if not all(1 <= level <= max(LEVELS) for level in highs):
+        parser.error(f"--levels are 1 to {max(LEVELS)}")
+    pairs = [(level, RANDOM if level == 1 else level - 1) for level in sorted(set(highs))]
     jobs = []
     for variant in args.variants:
         get_variant(variant)  # an unknown key fails here, before any game

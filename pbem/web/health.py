@@ -61,6 +61,8 @@ class QueueGauges(Collector):
                                       .where(OutboxItem.status == OutboxStatus.PENDING)).one()
             active = session.exec(select(func.count()).select_from(Game)
                                   .where(Game.status == GameStatus.ACTIVE)).one()
+            thinking = session.exec(select(func.count(), func.min(Game.computer_due_at))
+                                    .where(col(Game.computer_due_at).is_not(None))).one()
         queue = GaugeMetricFamily("pbem_queue_items", "Mails in the inbox and outbox, by status",
                                   labels=["queue", "status"])
         for name in InboxStatus:
@@ -73,6 +75,10 @@ class QueueGauges(Collector):
         age.add_metric(["outbox"], _age(oldest_out, now))
         yield age
         yield GaugeMetricFamily("pbem_games_active", "Games being played", value=float(active))
+        yield GaugeMetricFamily("pbem_computer_due", "Games waiting for the computer's move or answer",
+                                value=float(thinking[0]))
+        yield GaugeMetricFamily("pbem_computer_oldest_due_seconds", "How long the longest-waiting game has waited "
+                                "for the computer", value=_age(thinking[1], now))
 
 
 def gauge_registry(db: Database, now: Callable[[], datetime]) -> CollectorRegistry:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.helpers.harness import Harness, Player
+from tests.helpers.harness import Harness, Player, body_of
 
 
 def fetch(port: int, path: str) -> tuple[int, str, dict[str, str]]:
@@ -57,6 +57,18 @@ def test_metrics_count_the_mails_of_a_session(tmp_path: Path) -> None:
         assert after[("pbem_queue_items", (("queue", "outbox"), ("status", "sent")))] == 4
         assert after[("pbem_queue_oldest_seconds", (("queue", "inbox"),))] == 0
         assert after[("pbem_games_active", ())] == 0
+        assert after[("pbem_computer_due", ())] == 0
+        # A game against the computer at level 5: its turn shows while it thinks, its move counts after.
+        carol = Player(harness, "carol@players.example")
+        carol.reply(carol.register("carol"), "challenge computer voidrider black level 5")
+        carol.next_mail(lambda m: "Results:" in body_of(m))
+        waiting = samples(port)
+        assert waiting[("pbem_computer_due", ())] == 1
+        carol.next_mail(lambda m: "pbem computer (level 5) played" in body_of(m), timeout=30)
+        done = samples(port)
+        assert done[("pbem_computer_due", ())] == 0
+        assert delta(after, done, "pbem_computer_turns_total", kind="game") == 1
+        assert delta(after, done, "pbem_computer_search_seconds_count") == 1
     finally:
         harness.close()
 
