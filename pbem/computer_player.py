@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -30,7 +31,7 @@ from pbem.app.analysis import AnalysisPlan, finish_analysis, plan_analysis
 from pbem.app.computer import Plan, carry_out, plan_turn
 from pbem.app.context import Context, Services
 from pbem.app.secrecy import queue_outgoing
-from pbem.app.thinking import Answer, Question, think
+from pbem.app.thinking import Answer, Question, think, watch_parent
 from pbem.metrics import COMPUTER_MOVES, COMPUTER_SECONDS
 from pbem.store.db import Database, GameClaims
 from pbem.store.models import AnalysisRequest, Game
@@ -183,7 +184,8 @@ class ComputerPlayer:
             # spawn, not fork: the server has threads (asyncio.to_thread, the database pool) that a fork
             # would copy in whatever state they are.
             self._pool = ProcessPoolExecutor(max_workers=self.settings.workers,
-                                             mp_context=multiprocessing.get_context("spawn"))
+                                             mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=watch_parent, initargs=(os.getpid(),))
         return self._pool
 
     async def stop(self) -> None:

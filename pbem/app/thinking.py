@@ -10,7 +10,9 @@ return square in braces) and is played through the same parser as a player's mai
 from __future__ import annotations
 
 import json
+import os
 import random
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +21,7 @@ from pbem.engine.base import Seat, Variant
 from pbem.engine.search import Limits, describe_line, limits_for_level, search
 from pbem.variants import get_variant
 
-__all__ = ["Answer", "Question", "think"]
+__all__ = ["Answer", "Question", "think", "watch_parent"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +70,18 @@ def think(question: Question) -> Answer:
     line = describe_line(engine, view, result.pv)
     return Answer(_owner_notation(engine, view, result.action), tuple(line), result.score, result.depth,
                   result.nodes, result.seconds)
+
+
+def watch_parent(parent: int) -> None:
+    """Run in each worker process at its start: exit as soon as ``parent`` (the server) is gone.
+
+    A worker of a server that was killed (SIGKILL, the OOM killer) would otherwise wait for work
+    forever: it holds its own end of the job queue, so it never sees the queue close.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)  # no clean-up to do: a search in progress is thrown away, its game stays due
+
+    threading.Thread(target=watch, name="pbem-parent-watch", daemon=True).start()

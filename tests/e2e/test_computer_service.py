@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import smtplib
 import statistics
+import subprocess
 import time
 from email.message import EmailMessage
 from pathlib import Path
@@ -27,6 +28,16 @@ def _challenge_computer(player: Player, terms: str) -> tuple[EmailMessage, int]:
     assert found, body_of(reply)
     opening = player.next_mail(lambda m: "You play" in body_of(m))
     return opening, int(found.group(1))
+
+
+def _processes() -> list[str]:
+    """``ps`` lines: pid, parent pid, command."""
+    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,args="], capture_output=True, text=True, check=True).stdout
+    return [line.strip() for line in listing.splitlines()]
+
+
+def _children(pid: int) -> set[str]:
+    return {line.split()[0] for line in _processes() if line.split()[1] == str(pid)}
 
 
 def _smtp_transaction(harness: Harness) -> float:
@@ -87,6 +98,9 @@ def test_sigkill_while_the_computer_thinks_then_exactly_one_computer_move(tmp_pa
         carol.reply(opening, "Pd2(2)-d4(2)")
         carol.next_mail(lambda m: "Results:" in body_of(m))
         time.sleep(2.0)  # level 5 thinks 8 s: killed in the middle of it
+        assert server.process is not None
+        killed_workers = _children(server.process.pid)
+        assert killed_workers, "no worker process was thinking"
         server.kill()
         assert not [m for m in carol.inbox() if "played 1..." in body_of(m)]
 
@@ -107,6 +121,9 @@ def test_sigkill_while_the_computer_thinks_then_exactly_one_computer_move(tmp_pa
         assert due is None
         log = (tmp_path / "pbem.log").read_text()
         assert log.count(f"computer, game {number}: played") == 1, log
+        # The killed server's worker process did not outlive it (it would wait for work forever).
+        alive = [line for line in _processes() if line.split()[0] in killed_workers]
+        assert not alive, alive
     finally:
         server.stop()
         harness.close()
