@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pbem.app",),
     ("pbem.events",),
     ("pbem.commands",),
-    ("pbem.worker", "pbem.sweep", "pbem.scheduler", "pbem.startup", "pbem.web"),
+    ("pbem.worker", "pbem.sweep", "pbem.computer_player", "pbem.scheduler", "pbem.startup", "pbem.web"),
     ("pbem.server", "pbem.cli", "pbem.__main__"),
 )
 
