@@ -10,6 +10,7 @@ from sqlmodel import col, select
 
 from pbem.app.context import Context
 from pbem.app.game_options import split_options
+from pbem.app.news import computer_name
 from pbem.engine.base import Seat, Variant
 from pbem.store.models import Game, MoveRecord
 from pbem.variants import get_variant
@@ -62,11 +63,6 @@ def computer_level(game: Game) -> int:
     """The computer's level (1-5) in a game against it; 0 in a game of people."""
     found = game.extras.get("computer")
     return int(found["level"]) if isinstance(found, dict) else 0
-
-
-def computer_name(level: int) -> str:
-    """How mails, records and pages name the computer: its handle is reserved, its level part of it."""
-    return f"pbem computer (level {level})"
 
 
 def handles(ctx: Context, game: Game) -> dict[Seat, str]:

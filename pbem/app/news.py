@@ -10,7 +10,18 @@ from datetime import datetime
 
 from pbem.engine.base import Outcome, Seat
 
-__all__ = ["result_news", "turn_news", "when"]
+__all__ = ["computer_name", "result_news", "turn_news", "when"]
+
+#: How mails, records and pages name the computer (pbem.app.computer): its level is part of its name.
+_COMPUTER = "pbem computer (level {level})"
+
+
+def computer_name(level: int) -> str:
+    return _COMPUTER.format(level=level)
+
+
+def _is_computer(name: str) -> bool:
+    return name.startswith(_COMPUTER.split("{")[0])
 
 
 def when(moment: datetime | None) -> str:
@@ -24,6 +35,8 @@ def turn_news(names: dict[Seat, str], reader: Seat | None, to_move: Seat | None,
     """Whose move it is now, and until when, as ``reader`` (None: an observer) reads it."""
     if to_move is None:
         return ""
+    if to_move is not reader and _is_computer(names[to_move]):  # its deadline means nothing: it moves at once
+        return f"{names[to_move]} is thinking: its move follows shortly."
     who = "Your move" if to_move is reader else f"{names[to_move]} to move"
     if deadline is None:  # the clock of the side to move is paused (vacation)
         return f"{who}; the clock is paused."
