@@ -11,7 +11,7 @@ from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.evaluation import PIECE_VALUES
 from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.model import MAX_DELAY, MIN_DELAY, Action, BoardMove, HyperspaceState, PhaseOut, PoolEntry
-from pbem.variants.hyperspace.rules import _parsed, due_entry, legal_moves, play, safe_removals, seat_of
+from pbem.variants.hyperspace.rules import due_entry, legal_moves, play, read_board, safe_removals, seat_of
 
 __all__ = ["capture_values", "guessed_square", "in_check", "position_key", "search_actions", "successor"]
 
@@ -38,7 +38,7 @@ def search_actions(state: HyperspaceState) -> list[Action]:
     removals = safe_removals(state)
     if not removals:
         return actions
-    board = _parsed(state.fen)
+    board = read_board(state)
     seat, turn = seat_of(board.turn), board.fullmove_number
     delay = next((d for d in range(MIN_DELAY, MAX_DELAY + 1) if due_entry(state.pool, seat, turn + d + 1) is None),
                  None)
@@ -53,7 +53,7 @@ def search_actions(state: HyperspaceState) -> list[Action]:
 
 def in_check(state: HyperspaceState) -> bool:
     """The side to move's king is attacked on the board as it stands (a pending return may still block)."""
-    return _parsed(state.fen).is_check()
+    return read_board(state).is_check()
 
 
 def capture_values(state: HyperspaceState, action: Action) -> tuple[int, int] | None:
@@ -61,7 +61,7 @@ def capture_values(state: HyperspaceState, action: Action) -> tuple[int, int] | 
     if not isinstance(action, BoardMove):
         return None
     move = action.move
-    board = _parsed(state.fen)
+    board = read_board(state)
     gain = 0
     if board.is_capture(move):
         victim = board.piece_type_at(move.to_square) or chess.PAWN  # nothing there: en passant
@@ -100,7 +100,7 @@ def successor(state: HyperspaceState, action: Action) -> HyperspaceState:
     with no square (the opponent's in a seat's view, or one phased out inside the tree) appears on
     ``guessed_square`` instead of being forfeited.
     """
-    board = _parsed(state.fen)
+    board = read_board(state)
     due = due_entry(state.pool, seat_of(board.turn), board.fullmove_number)
     if due is not None and due.square is None:
         guess = replace(due, square=Secret(guessed_square(board, due)))
