@@ -636,3 +636,37 @@ def test_a_played_state_knows_what_its_stored_form_works_out() -> None:
                     action = None
             state = ENGINE.apply(state, ENGINE.seal(state, action or rng.choice(actions), "n")).state
     assert checked > 200
+
+
+def test_phase_outs_are_the_pieces_whose_going_leaves_the_king_safe() -> None:
+    """safe_removals against the definition, with and without a same-turn return onto an empty, an own
+    or an enemy square (the returning piece only ever adds a blocker, H4)."""
+    rng = random.Random(5)
+    compared = 0
+    for _game in range(40):
+        board = chess.Board()
+        for _ply in range(rng.randrange(4, 80)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if board.fullmove_number < 3 or board.king(board.turn) is None:
+            continue
+        seat = Seat.WHITE if board.turn == chess.WHITE else Seat.BLACK
+        pieces = board.occupied_co[board.turn] & ~board.pawns & ~board.kings
+        for shield in (None, *rng.sample(chess.SQUARES, 4), *chess.scan_forward(pieces)):
+            pool = [] if shield is None else [{"seat": seat.value, "piece": "N", "from": "b1", "delay": 1,
+                                                "declared": board.fullmove_number - 2,
+                                                "square": chess.square_name(shield)}]
+            state = positioned(board.fen(), pool)
+            expected = []
+            for square in chess.scan_forward(pieces):
+                after = board.copy(stack=False)
+                after.remove_piece_at(square)
+                if shield is not None and after.piece_at(shield) is None:
+                    after.set_piece_at(shield, chess.Piece(chess.KNIGHT, board.turn))
+                if not after.is_attacked_by(not board.turn, board.king(board.turn)):  # type: ignore[arg-type]
+                    expected.append(square)
+            assert list(rules.safe_removals(state)) == expected, (board.fen(), shield)
+            compared += 1
+    assert compared > 100

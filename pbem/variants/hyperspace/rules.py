@@ -25,6 +25,7 @@ from pbem.variants.hyperspace.model import (
 
 __all__ = [
     "Rematerialisation",
+    "board_actions",
     "board_moves",
     "board_of",
     "color_of",
@@ -33,6 +34,7 @@ __all__ = [
     "initial_state",
     "legal_moves",
     "outcome",
+    "phase_outs",
     "play",
     "position_key",
     "public_actions",
@@ -147,16 +149,25 @@ def _removals(board: chess.Board, shield: chess.Square | None) -> tuple[chess.Sq
     king = board.king(color)
     if king is None:
         return tuple(chess.scan_forward(candidates))
-    # Taking a piece away only opens lines: with the king attacked nothing may go, and otherwise only
-    # a piece on a line through the king can let an attack through.
-    if not _king_safe(board, color, shield, board.occupied):
+    occupied = board.occupied if shield is None else board.occupied | chess.BB_SQUARES[shield]
+    # Taking a piece away only opens lines: with the king attacked nothing may go, and otherwise only a
+    # piece that alone stands between the king and an enemy slider may not (python-chess's pins, with the
+    # returning piece as one more blocker; the piece on its square may go, the return fills the square).
+    if board.attackers_mask(not color, king, occupied):
         return ()
-    rays = chess.BB_RAYS[king]
-    return tuple(
-        square
-        for square in chess.scan_forward(candidates)
-        if not rays[square] or _king_safe(board, color, shield, board.occupied & ~chess.BB_SQUARES[square])
-    )
+    straight = board.rooks | board.queens
+    diagonal = board.bishops | board.queens
+    snipers = board.occupied_co[not color] & (
+        (chess.BB_RANK_ATTACKS[king][0] & straight) | (chess.BB_FILE_ATTACKS[king][0] & straight)
+        | (chess.BB_DIAG_ATTACKS[king][0] & diagonal))
+    pinned = 0
+    for sniper in chess.scan_forward(snipers):
+        between = chess.between(king, sniper) & occupied
+        if between and between & (between - 1) == 0:  # exactly one blocker
+            pinned |= between
+    if shield is not None:
+        pinned &= ~chess.BB_SQUARES[shield]
+    return tuple(chess.scan_forward(candidates & ~pinned))
 
 
 def safe_removals(state: HyperspaceState) -> tuple[chess.Square, ...]:
@@ -184,18 +195,48 @@ def has_any_action(state: HyperspaceState) -> bool:
     return any(_taken(state.pool, seat, turn + delay + 1) is None for delay in delays)
 
 
-def public_actions(state: HyperspaceState) -> list[Action]:
-    """Board moves plus phase-outs with delay 1 and no secret: the public tree (spec 4.6, D = 1),
-    game over or not."""
-    actions: list[Action] = [BoardMove(move) for move in legal_moves(state)]
+#: Actions are values, so one object per move serves every position (making them anew was a tenth of a
+#: perft); there are fewer than 2,000 board moves in chess.
+_BOARD_MOVES: dict[chess.Move, BoardMove] = {}
+_PHASE_OUTS: dict[tuple[chess.PieceType, chess.Square, int], PhaseOut] = {}
+
+
+def board_actions(state: HyperspaceState) -> list[Action]:
+    """The legal board moves as actions."""
+    known = _BOARD_MOVES
+    actions: list[Action] = []
+    for move in legal_moves(state):
+        action = known.get(move)
+        if action is None:
+            action = known[move] = BoardMove(move)
+        actions.append(action)
+    return actions
+
+
+def phase_outs(state: HyperspaceState, delay: int) -> list[PhaseOut]:
+    """The phase-outs with ``delay`` and no secret (the caller checks that the delay is free, H7)."""
     board = read_board(state)
-    seat, returns = seat_of(board.turn), board.fullmove_number + 2
-    if due_entry(state.pool, seat, returns) is not None:
-        return actions  # H7: delay 1 is taken; longer delays are legal but outside the public tree
+    known = _PHASE_OUTS
+    actions: list[PhaseOut] = []
     for square in safe_removals(state):
         piece = board.piece_type_at(square)
         assert piece is not None
-        actions.append(PhaseOut(chess.piece_symbol(piece).upper(), chess.SQUARE_NAMES[square], 1))
+        action = known.get((piece, square, delay))
+        if action is None:
+            action = known[piece, square, delay] = PhaseOut(
+                chess.piece_symbol(piece).upper(), chess.SQUARE_NAMES[square], delay)
+        actions.append(action)
+    return actions
+
+
+def public_actions(state: HyperspaceState) -> list[Action]:
+    """Board moves plus phase-outs with delay 1 and no secret: the public tree (spec 4.6, D = 1),
+    game over or not."""
+    actions = board_actions(state)
+    board = read_board(state)
+    if due_entry(state.pool, seat_of(board.turn), board.fullmove_number + 2) is not None:
+        return actions  # H7: delay 1 is taken; longer delays are legal but outside the public tree
+    actions.extend(phase_outs(state, 1))
     return actions
 
 

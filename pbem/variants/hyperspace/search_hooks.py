@@ -10,8 +10,16 @@ import chess
 from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.evaluation import PIECE_VALUES
 from pbem.variants.hyperspace.geometry import square_colour
-from pbem.variants.hyperspace.model import MAX_DELAY, MIN_DELAY, Action, BoardMove, HyperspaceState, PhaseOut, PoolEntry
-from pbem.variants.hyperspace.rules import due_entry, legal_moves, play, read_board, safe_removals, seat_of
+from pbem.variants.hyperspace.model import MAX_DELAY, MIN_DELAY, Action, BoardMove, HyperspaceState, PoolEntry
+from pbem.variants.hyperspace.rules import (
+    board_actions,
+    due_entry,
+    phase_outs,
+    play,
+    read_board,
+    safe_removals,
+    seat_of,
+)
 
 __all__ = ["capture_values", "guessed_square", "in_check", "position_key", "search_actions", "successor"]
 
@@ -34,20 +42,15 @@ def position_key(state: HyperspaceState) -> Hashable:
 def search_actions(state: HyperspaceState) -> list[Action]:
     """Board moves, and phase-outs (no square) with the shortest delay whose return turn is free: 1 as in
     the public tree, a longer one when H7 has taken it, so a side that can only phase out still can."""
-    actions: list[Action] = [BoardMove(move) for move in legal_moves(state)]
-    removals = safe_removals(state)
-    if not removals:
+    actions = board_actions(state)
+    if not safe_removals(state):
         return actions
     board = read_board(state)
     seat, turn = seat_of(board.turn), board.fullmove_number
     delay = next((d for d in range(MIN_DELAY, MAX_DELAY + 1) if due_entry(state.pool, seat, turn + d + 1) is None),
                  None)
-    if delay is None:
-        return actions
-    for square in removals:
-        piece = board.piece_at(square)
-        assert piece is not None
-        actions.append(PhaseOut(piece.symbol().upper(), chess.square_name(square), delay))
+    if delay is not None:
+        actions.extend(phase_outs(state, delay))
     return actions
 
 
