@@ -196,8 +196,9 @@ def has_any_action(state: HyperspaceState) -> bool:
 
 
 #: Actions are values, so one object per move serves every position (making them anew was a tenth of a
-#: perft); there are fewer than 2,000 board moves in chess.
-_BOARD_MOVES: dict[chess.Move, BoardMove] = {}
+#: perft); there are fewer than 2,000 board moves in chess. Keyed by from, to and promotion: a tuple
+#: hashes faster than a chess.Move.
+_BOARD_MOVES: dict[tuple[chess.Square, chess.Square, chess.PieceType | None], BoardMove] = {}
 _PHASE_OUTS: dict[tuple[chess.PieceType, chess.Square, int], PhaseOut] = {}
 
 
@@ -206,9 +207,10 @@ def board_actions(state: HyperspaceState) -> list[Action]:
     known = _BOARD_MOVES
     actions: list[Action] = []
     for move in legal_moves(state):
-        action = known.get(move)
+        key = (move.from_square, move.to_square, move.promotion)
+        action = known.get(key)
         if action is None:
-            action = known[move] = BoardMove(move)
+            action = known[key] = BoardMove(move)
         actions.append(action)
     return actions
 
