@@ -340,7 +340,8 @@ def play(state: HyperspaceState, action: Action) -> tuple[HyperspaceState, Remat
     came_back: Rematerialisation | None = None
     entry = due_entry(pool, seat, turn)
     if entry is not None:
-        pool = tuple(e for e in pool if e is not entry)
+        gone = pool.index(entry)
+        pool = pool[:gone] + pool[gone + 1:]
         came_back = _rematerialise(board, entry, action.keep)
     new_pool = _sorted_pool(pool) if len(pool) > 1 else pool
     _normalise_ep(board, new_pool)

@@ -108,4 +108,5 @@ def successor(state: HyperspaceState, action: Action) -> HyperspaceState:
     if due is not None and due.square is None:
         guess = replace(due, square=Secret(guessed_square(board, due)))
         state = replace(state, pool=tuple(guess if entry is due else entry for entry in state.pool))
+        state.derived.board = board  # the same board (the pool is not on it): no parsing it again
     return play(state, action)[0]
