@@ -13,7 +13,9 @@ from pbem.engine.base import Audience, Outcome, Seat, Transition
 from pbem.engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from pbem.engine.secret import Secret
 from pbem.variants import get_variant
+from pbem.variants.hyperspace import rules
 from pbem.variants.hyperspace.engine import VARIANT, HyperspaceChess
+from pbem.variants.hyperspace.fen import fen as write_fen
 from pbem.variants.hyperspace.model import BoardMove, HyperspaceState, PhaseOut
 from tests.variants.helpers import independent_perft
 
@@ -581,3 +583,90 @@ def test_random_playouts_round_trip_and_never_raise() -> None:
             state = transition.state
             plies += 1
     assert plies > 300
+
+
+# -- what a state carries (model.Derived) -------------------------------------------------------------
+
+
+def test_the_fen_writer_is_python_chess_fen() -> None:
+    rng = random.Random(7)
+    for _game in range(60):
+        board = chess.Board()
+        for _ply in range(160):
+            assert write_fen(board) == board.fen(en_passant="fen")
+            if rng.random() < 0.05:  # a phase-out as rules.play makes it: the piece and its castling right go
+                lifted = [s for s in chess.scan_forward(board.occupied_co[board.turn] & ~board.pawns & ~board.kings)]
+                if lifted:
+                    square = rng.choice(lifted)
+                    board.remove_piece_at(square)
+                    board.castling_rights &= ~chess.BB_SQUARES[square]
+                    assert write_fen(board) == board.fen(en_passant="fen")
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+
+
+def test_a_played_state_knows_what_its_stored_form_works_out() -> None:
+    """``play`` hands its board and position key to the state it makes; read back from its dump, which
+    parses the FEN, the same state must derive the same FEN, moves, phase-outs, key and outcome."""
+    rng = random.Random(20251124)
+    checked = 0
+    for _game in range(6):
+        state = ENGINE.setup()
+        for _ply in range(60):
+            stored = ENGINE.load(ENGINE.dump(state))
+            assert stored.derived.board is None
+            assert rules.read_board(state).fen(en_passant="fen") == state.fen
+            assert rules.legal_moves(state) == rules.legal_moves(stored)
+            assert rules.safe_removals(state) == rules.safe_removals(stored)
+            assert rules.position_key(state) == rules.position_key(stored) == state.history[-1]
+            assert rules.outcome(state) == rules.outcome(stored)
+            assert list(ENGINE.legal_actions(state)) == list(ENGINE.legal_actions(stored))
+            checked += 1
+            actions = list(ENGINE.legal_actions(state))
+            if not actions:
+                break
+            text = random_phase_text(rng, state) if rng.random() < 0.3 else None
+            action = None
+            if text is not None:
+                try:
+                    action = ENGINE.parse_action(state, text)
+                except MoveError:
+                    action = None
+            state = ENGINE.apply(state, ENGINE.seal(state, action or rng.choice(actions), "n")).state
+    assert checked > 200
+
+
+def test_phase_outs_are_the_pieces_whose_going_leaves_the_king_safe() -> None:
+    """safe_removals against the definition, with and without a same-turn return onto an empty, an own
+    or an enemy square (the returning piece only ever adds a blocker, H4)."""
+    rng = random.Random(5)
+    compared = 0
+    for _game in range(40):
+        board = chess.Board()
+        for _ply in range(rng.randrange(4, 80)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if board.fullmove_number < 3 or board.king(board.turn) is None:
+            continue
+        seat = Seat.WHITE if board.turn == chess.WHITE else Seat.BLACK
+        pieces = board.occupied_co[board.turn] & ~board.pawns & ~board.kings
+        for shield in (None, *rng.sample(chess.SQUARES, 4), *chess.scan_forward(pieces)):
+            pool = [] if shield is None else [{"seat": seat.value, "piece": "N", "from": "b1", "delay": 1,
+                                                "declared": board.fullmove_number - 2,
+                                                "square": chess.square_name(shield)}]
+            state = positioned(board.fen(), pool)
+            expected = []
+            for square in chess.scan_forward(pieces):
+                after = board.copy(stack=False)
+                after.remove_piece_at(square)
+                if shield is not None and after.piece_at(shield) is None:
+                    after.set_piece_at(shield, chess.Piece(chess.KNIGHT, board.turn))
+                if not after.is_attacked_by(not board.turn, board.king(board.turn)):  # type: ignore[arg-type]
+                    expected.append(square)
+            assert list(rules.safe_removals(state)) == expected, (board.fen(), shield)
+            compared += 1
+    assert compared > 100

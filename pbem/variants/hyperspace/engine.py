@@ -60,13 +60,13 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         return rules.outcome(state)
 
     def _side(self, state: HyperspaceState) -> Seat:
-        return rules.seat_of(rules.board_of(state).turn)
+        return rules.seat_of(rules.read_board(state).turn)
 
     def _fullmove(self, state: HyperspaceState) -> int:
-        return rules.board_of(state).fullmove_number
+        return rules.read_board(state).fullmove_number
 
     def _in_check(self, state: HyperspaceState) -> bool:
-        return rules.board_of(state).is_check()
+        return rules.read_board(state).is_check()
 
     def _has_moves(self, state: HyperspaceState) -> bool:
         return rules.has_any_action(state)
@@ -74,17 +74,20 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     def legal_actions(self, state: HyperspaceState) -> Iterator[Action]:
         """Board moves plus phase-outs with delay 1 and no secret: the public tree (spec 4.6, D = 1)."""
         if rules.outcome(state) is not None:
-            return
-        for move in rules.legal_moves(state):
-            yield BoardMove(move)
-        board = rules.board_of(state)
-        seat, returns = rules.seat_of(board.turn), board.fullmove_number + 2
-        if rules.due_entry(state.pool, seat, returns) is not None:
-            return  # H7: delay 1 is taken; longer delays are legal but outside the public tree
-        for square in rules.safe_removals(state):
-            piece = board.piece_at(square)
-            assert piece is not None
-            yield PhaseOut(piece.symbol().upper(), chess.square_name(square), 1)
+            return iter(())
+        return iter(rules.public_actions(state))
+
+    def perft(self, state: HyperspaceState, depth: int) -> int:
+        """Leaf count of the public tree (FastPerft): ``legal_actions`` and ``apply`` without the notation,
+        notes and checks of a turn, i.e. the rules' own successor, as the search plays it."""
+        if depth == 0:
+            return 1
+        if rules.outcome(state) is not None:
+            return 0
+        actions = rules.public_actions(state)
+        if depth == 1:
+            return len(actions)
+        return sum(self.perft(rules.play(state, action)[0], depth - 1) for action in actions)
 
     def _parse(self, state: HyperspaceState, text: str) -> Action:
         return notation.parse(state, text)

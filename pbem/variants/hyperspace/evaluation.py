@@ -21,7 +21,7 @@ from __future__ import annotations
 import chess
 
 from pbem.variants.hyperspace.model import HyperspaceState, PoolEntry
-from pbem.variants.hyperspace.rules import _parsed
+from pbem.variants.hyperspace.rules import read_board
 
 __all__ = ["PIECE_VALUES", "evaluate", "pool_value", "score_board"]
 
@@ -98,6 +98,6 @@ def score_board(board: chess.Board, pool: tuple[PoolEntry, ...] = ()) -> int:
 
 def evaluate(state: HyperspaceState) -> int:
     """The position's score for the side to move, in centipawns."""
-    board = _parsed(state.fen)  # the cached parse: read, never changed
+    board = read_board(state)  # shared: read, never changed
     score = score_board(board, state.pool)
     return score if board.turn == chess.WHITE else -score

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import chess
@@ -20,6 +20,7 @@ __all__ = [
     "PIECE_NAMES",
     "Action",
     "BoardMove",
+    "Derived",
     "HyperspaceState",
     "Keep",
     "PhaseOut",
@@ -126,6 +127,22 @@ class PoolEntry:
         return None if text is None else commitment_digest(text)
 
 
+@dataclass(slots=True, eq=False)
+class Derived:
+    """What the rules work out from a state's fields, kept with the state once worked out (rules.py).
+
+    A search asks one position for its board, moves and key several times (outcome, actions,
+    evaluation), and the successor of a move already has its board: parsing it again from the FEN
+    cost more than the move itself. Every value is a function of the state's fields, so it is never
+    compared nor stored; the board is shared and must not be changed.
+    """
+
+    board: chess.Board | None = None
+    moves: tuple[chess.Move, ...] | None = None  # legal board moves (rules.legal_moves)
+    removals: tuple[chess.Square, ...] | None = None  # squares that may phase out (rules.safe_removals)
+    key: str | None = None  # the repetition key of the position (rules.position_key)
+
+
 @dataclass(frozen=True, slots=True)
 class HyperspaceState:
     """A position: the board as FEN, the pools of both sides and the repetition history.
@@ -139,6 +156,8 @@ class HyperspaceState:
     fen: str = chess.STARTING_FEN
     pool: tuple[PoolEntry, ...] = ()
     history: tuple[str, ...] = ()
+    #: Filled in by the rules on first use; a new, empty one for every state (``replace`` included).
+    derived: Derived = field(default_factory=Derived, init=False, repr=False, compare=False)
 
 
 def dump_state(state: HyperspaceState) -> dict[str, Any]:

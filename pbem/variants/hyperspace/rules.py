@@ -10,6 +10,7 @@ import chess
 
 from pbem.engine.base import Outcome, Seat, automatic_draw
 from pbem.engine.secret import Secret
+from pbem.variants.hyperspace.fen import fen as write_fen
 from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.model import (
     MAX_DELAY,
@@ -18,11 +19,14 @@ from pbem.variants.hyperspace.model import (
     BoardMove,
     HyperspaceState,
     Keep,
+    PhaseOut,
     PoolEntry,
 )
 
 __all__ = [
     "Rematerialisation",
+    "board_actions",
+    "board_moves",
     "board_of",
     "color_of",
     "due_entry",
@@ -30,7 +34,11 @@ __all__ = [
     "initial_state",
     "legal_moves",
     "outcome",
+    "phase_outs",
     "play",
+    "position_key",
+    "public_actions",
+    "read_board",
     "repetitions",
     "safe_removals",
     "seat_of",
@@ -51,9 +59,20 @@ def _parsed(fen: str) -> chess.Board:
     return chess.Board(fen)
 
 
+def read_board(state: HyperspaceState) -> chess.Board:
+    """The state's board, shared by every reader: read it, never change it (``board_of`` gives a copy).
+
+    A state made by ``play`` carries the board it was made on; a loaded one parses its FEN once.
+    """
+    derived = state.derived
+    if derived.board is None:
+        derived.board = _parsed(state.fen)
+    return derived.board
+
+
 def board_of(state: HyperspaceState) -> chess.Board:
-    """A fresh board for the state; copying a cached parse is much cheaper than parsing the FEN again."""
-    return _parsed(state.fen).copy(stack=False)
+    """A board of the state's own, free to change."""
+    return read_board(state).copy(stack=False)
 
 
 def _sorted_pool(pool: list[PoolEntry] | tuple[PoolEntry, ...]) -> tuple[PoolEntry, ...]:
@@ -70,6 +89,8 @@ def due_entry(pool: tuple[PoolEntry, ...], seat: Seat, turn: int) -> PoolEntry |
 
 def _shield(board: chess.Board, pool: tuple[PoolEntry, ...]) -> chess.Square | None:
     """The square the side to move's same-turn return will occupy, if it is known (§9, H4)."""
+    if not pool:
+        return None
     entry = due_entry(pool, seat_of(board.turn), board.fullmove_number)
     if entry is None or entry.square is None:
         return None
@@ -87,14 +108,16 @@ def _king_safe(board: chess.Board, color: chess.Color, shield: chess.Square | No
     return not board.attackers_mask(not color, king, occupied)
 
 
-@lru_cache(maxsize=16384)
-def _legal_moves(fen: str, shield: chess.Square | None) -> tuple[chess.Move, ...]:
-    board = _parsed(fen).copy(stack=False)
+def board_moves(board: chess.Board, shield: chess.Square | None,
+                to_mask: chess.Bitboard = chess.BB_ALL) -> tuple[chess.Move, ...]:
+    """The legal board moves (to ``to_mask``) of the side to move on ``board``, judged after the return
+    to ``shield`` (§9, H4): the one move generator of the game, its server and its search. ``board`` is
+    only read."""
     if shield is None:
-        return tuple(board.legal_moves)
+        return tuple(board.generate_legal_moves(chess.BB_ALL, to_mask))
     color = board.turn
     moves: list[chess.Move] = []
-    for move in board.generate_pseudo_legal_moves():
+    for move in board.generate_pseudo_legal_moves(chess.BB_ALL, to_mask):
         if board.is_castling(move):
             # Castling keeps the FIDE conditions, judged before the return: the return cannot
             # shield the squares the king starts on or passes over.
@@ -113,26 +136,47 @@ def _legal_moves(fen: str, shield: chess.Square | None) -> tuple[chess.Move, ...
 
 def legal_moves(state: HyperspaceState) -> tuple[chess.Move, ...]:
     """Legal board moves of the side to move, judged after its same-turn return (§9, H4)."""
-    board = board_of(state)
-    return _legal_moves(state.fen, _shield(board, state.pool))
+    derived = state.derived
+    if derived.moves is None:
+        board = read_board(state)
+        derived.moves = board_moves(board, _shield(board, state.pool))
+    return derived.moves
 
 
-@lru_cache(maxsize=16384)
-def _safe_removals(fen: str, shield: chess.Square | None) -> tuple[chess.Square, ...]:
-    board = _parsed(fen).copy(stack=False)
+def _removals(board: chess.Board, shield: chess.Square | None) -> tuple[chess.Square, ...]:
     color = board.turn
     candidates = board.occupied_co[color] & (board.knights | board.bishops | board.rooks | board.queens)
-    return tuple(
-        square
-        for square in chess.scan_forward(candidates)
-        if _king_safe(board, color, shield, board.occupied & ~chess.BB_SQUARES[square])
-    )
+    king = board.king(color)
+    if king is None:
+        return tuple(chess.scan_forward(candidates))
+    occupied = board.occupied if shield is None else board.occupied | chess.BB_SQUARES[shield]
+    # Taking a piece away only opens lines: with the king attacked nothing may go, and otherwise only a
+    # piece that alone stands between the king and an enemy slider may not (python-chess's pins, with the
+    # returning piece as one more blocker; the piece on its square may go, the return fills the square).
+    if board.attackers_mask(not color, king, occupied):
+        return ()
+    straight = board.rooks | board.queens
+    diagonal = board.bishops | board.queens
+    snipers = board.occupied_co[not color] & (
+        (chess.BB_RANK_ATTACKS[king][0] & straight) | (chess.BB_FILE_ATTACKS[king][0] & straight)
+        | (chess.BB_DIAG_ATTACKS[king][0] & diagonal))
+    pinned = 0
+    for sniper in chess.scan_forward(snipers):
+        between = chess.between(king, sniper) & occupied
+        if between and between & (between - 1) == 0:  # exactly one blocker
+            pinned |= between
+    if shield is not None:
+        pinned &= ~chess.BB_SQUARES[shield]
+    return tuple(chess.scan_forward(candidates & ~pinned))
 
 
 def safe_removals(state: HyperspaceState) -> tuple[chess.Square, ...]:
     """Squares of the pieces that may phase out without leaving the own king attacked."""
-    board = board_of(state)
-    return _safe_removals(state.fen, _shield(board, state.pool))
+    derived = state.derived
+    if derived.removals is None:
+        board = read_board(state)
+        derived.removals = _removals(board, _shield(board, state.pool))
+    return derived.removals
 
 
 def _taken(pool: tuple[PoolEntry, ...], seat: Seat, returns: int) -> PoolEntry | None:
@@ -145,11 +189,57 @@ def has_any_action(state: HyperspaceState) -> bool:
         return True
     if not safe_removals(state):
         return False
-    board = board_of(state)
+    board = read_board(state)
     seat, turn = seat_of(board.turn), board.fullmove_number
     delays = range(MIN_DELAY, MAX_DELAY + 1)
     return any(_taken(state.pool, seat, turn + delay + 1) is None for delay in delays)
 
+
+#: Actions are values, so one object per move serves every position (making them anew was a tenth of a
+#: perft); there are fewer than 2,000 board moves in chess. Keyed by from, to and promotion: a tuple
+#: hashes faster than a chess.Move.
+_BOARD_MOVES: dict[tuple[chess.Square, chess.Square, chess.PieceType | None], BoardMove] = {}
+_PHASE_OUTS: dict[tuple[chess.PieceType, chess.Square, int], PhaseOut] = {}
+
+
+def board_actions(state: HyperspaceState) -> list[Action]:
+    """The legal board moves as actions."""
+    known = _BOARD_MOVES
+    actions: list[Action] = []
+    for move in legal_moves(state):
+        key = (move.from_square, move.to_square, move.promotion)
+        action = known.get(key)
+        if action is None:
+            action = known[key] = BoardMove(move)
+        actions.append(action)
+    return actions
+
+
+def phase_outs(state: HyperspaceState, delay: int) -> list[PhaseOut]:
+    """The phase-outs with ``delay`` and no secret (the caller checks that the delay is free, H7)."""
+    board = read_board(state)
+    known = _PHASE_OUTS
+    actions: list[PhaseOut] = []
+    for square in safe_removals(state):
+        piece = board.piece_type_at(square)
+        assert piece is not None
+        action = known.get((piece, square, delay))
+        if action is None:
+            action = known[piece, square, delay] = PhaseOut(
+                chess.piece_symbol(piece).upper(), chess.SQUARE_NAMES[square], delay)
+        actions.append(action)
+    return actions
+
+
+def public_actions(state: HyperspaceState) -> list[Action]:
+    """Board moves plus phase-outs with delay 1 and no secret: the public tree (spec 4.6, D = 1),
+    game over or not."""
+    actions = board_actions(state)
+    board = read_board(state)
+    if due_entry(state.pool, seat_of(board.turn), board.fullmove_number + 2) is not None:
+        return actions  # H7: delay 1 is taken; longer delays are legal but outside the public tree
+    actions.extend(phase_outs(state, 1))
+    return actions
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +289,7 @@ def _normalise_ep(board: chess.Board, pool: tuple[PoolEntry, ...]) -> None:
             or victim.color == board.turn):
         board.ep_square = None
         return
-    moves = _legal_moves(board.fen(en_passant="fen"), _shield(board, pool))
+    moves = board_moves(board, _shield(board, pool), chess.BB_SQUARES[ep])
     if not any(board.is_en_passant(move) for move in moves):
         board.ep_square = None
 
@@ -213,16 +303,27 @@ def _position_key(fen: str, pool: tuple[PoolEntry, ...]) -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
 
 
+def position_key(state: HyperspaceState) -> str:
+    """The state's repetition key (H6), as ``history`` holds it."""
+    derived = state.derived
+    if derived.key is None:
+        derived.key = _position_key(state.fen, state.pool)
+    return derived.key
+
+
 def initial_state() -> HyperspaceState:
     return HyperspaceState(chess.STARTING_FEN, (), (_position_key(chess.STARTING_FEN, ()),))
 
 
 def play(state: HyperspaceState, action: Action) -> tuple[HyperspaceState, Rematerialisation | None]:
-    """Apply a legal action and the mover's scheduled return; the caller checks legality."""
+    """Apply a legal action and the mover's scheduled return; the caller checks legality.
+
+    The new state keeps the board it was made on, so nothing after it parses its FEN again.
+    """
     board = board_of(state)
     color = board.turn
     seat, turn = seat_of(color), board.fullmove_number
-    pool = list(state.pool)
+    pool = state.pool
     if isinstance(action, BoardMove):
         board.push(action.move)
     else:
@@ -234,19 +335,22 @@ def play(state: HyperspaceState, action: Action) -> tuple[HyperspaceState, Remat
         if color == chess.BLACK:
             board.fullmove_number += 1
         board.turn = not color
-        pool.append(PoolEntry(seat, action.piece, action.from_square, action.delay, turn,
-                              action.secret, action.nonce))
+        pool = (*pool, PoolEntry(seat, action.piece, action.from_square, action.delay, turn,
+                                 action.secret, action.nonce))
     came_back: Rematerialisation | None = None
-    entry = due_entry(tuple(pool), seat, turn)
+    entry = due_entry(pool, seat, turn)
     if entry is not None:
-        pool.remove(entry)
+        gone = pool.index(entry)
+        pool = pool[:gone] + pool[gone + 1:]
         came_back = _rematerialise(board, entry, action.keep)
-    new_pool = _sorted_pool(pool)
+    new_pool = _sorted_pool(pool) if len(pool) > 1 else pool
     _normalise_ep(board, new_pool)
-    fen = board.fen(en_passant="fen")
+    fen = write_fen(board)
     key = _position_key(fen, new_pool)
     history = (key,) if board.halfmove_clock == 0 else (*state.history, key)
-    return HyperspaceState(fen, new_pool, history), came_back
+    new = HyperspaceState(fen, new_pool, history)
+    new.derived.board, new.derived.key = board, key
+    return new, came_back
 
 
 def with_secret(state: HyperspaceState, entry: PoolEntry, square: str, nonce: str) -> HyperspaceState:
@@ -259,15 +363,17 @@ def with_secret(state: HyperspaceState, entry: PoolEntry, square: str, nonce: st
 
 def repetitions(state: HyperspaceState) -> int:
     """How often the current position (pool included) has occurred since the last irreversible move."""
-    return state.history.count(_position_key(state.fen, state.pool))
+    return state.history.count(position_key(state))
 
 
 def _insufficient(board: chess.Board, pool: tuple[PoolEntry, ...], color: chess.Color) -> bool:
     # python-chess's has_insufficient_material, with pool pieces counted as if on the board (H6).
     own = board.occupied_co[color]
+    if own & (board.pawns | board.rooks | board.queens):
+        return False
     mine = [e.piece for e in pool if e.seat is seat_of(color)]
     theirs = [e.piece for e in pool if e.seat is not seat_of(color)]
-    if own & (board.pawns | board.rooks | board.queens) or any(p in "RQ" for p in mine):
+    if any(p in "RQ" for p in mine):
         return False
     if own & board.knights or "N" in mine:
         minor_theirs = bool(board.occupied_co[not color] & ~board.kings & ~board.queens) or any(
@@ -282,7 +388,7 @@ def _insufficient(board: chess.Board, pool: tuple[PoolEntry, ...], color: chess.
 
 
 def outcome(state: HyperspaceState) -> Outcome | None:
-    board = board_of(state)
+    board = read_board(state)
     if not has_any_action(state):
         # Judged on the position as it stands: a player who cannot move never reaches his return.
         if board.is_check():

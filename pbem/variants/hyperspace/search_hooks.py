@@ -10,8 +10,16 @@ import chess
 from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.evaluation import PIECE_VALUES
 from pbem.variants.hyperspace.geometry import square_colour
-from pbem.variants.hyperspace.model import MAX_DELAY, MIN_DELAY, Action, BoardMove, HyperspaceState, PhaseOut, PoolEntry
-from pbem.variants.hyperspace.rules import _parsed, due_entry, legal_moves, play, safe_removals, seat_of
+from pbem.variants.hyperspace.model import MAX_DELAY, MIN_DELAY, Action, BoardMove, HyperspaceState, PoolEntry
+from pbem.variants.hyperspace.rules import (
+    board_actions,
+    due_entry,
+    phase_outs,
+    play,
+    read_board,
+    safe_removals,
+    seat_of,
+)
 
 __all__ = ["capture_values", "guessed_square", "in_check", "position_key", "search_actions", "successor"]
 
@@ -34,26 +42,21 @@ def position_key(state: HyperspaceState) -> Hashable:
 def search_actions(state: HyperspaceState) -> list[Action]:
     """Board moves, and phase-outs (no square) with the shortest delay whose return turn is free: 1 as in
     the public tree, a longer one when H7 has taken it, so a side that can only phase out still can."""
-    actions: list[Action] = [BoardMove(move) for move in legal_moves(state)]
-    removals = safe_removals(state)
-    if not removals:
+    actions = board_actions(state)
+    if not safe_removals(state):
         return actions
-    board = _parsed(state.fen)
+    board = read_board(state)
     seat, turn = seat_of(board.turn), board.fullmove_number
     delay = next((d for d in range(MIN_DELAY, MAX_DELAY + 1) if due_entry(state.pool, seat, turn + d + 1) is None),
                  None)
-    if delay is None:
-        return actions
-    for square in removals:
-        piece = board.piece_at(square)
-        assert piece is not None
-        actions.append(PhaseOut(piece.symbol().upper(), chess.square_name(square), delay))
+    if delay is not None:
+        actions.extend(phase_outs(state, delay))
     return actions
 
 
 def in_check(state: HyperspaceState) -> bool:
     """The side to move's king is attacked on the board as it stands (a pending return may still block)."""
-    return _parsed(state.fen).is_check()
+    return read_board(state).is_check()
 
 
 def capture_values(state: HyperspaceState, action: Action) -> tuple[int, int] | None:
@@ -61,7 +64,7 @@ def capture_values(state: HyperspaceState, action: Action) -> tuple[int, int] | 
     if not isinstance(action, BoardMove):
         return None
     move = action.move
-    board = _parsed(state.fen)
+    board = read_board(state)
     gain = 0
     if board.is_capture(move):
         victim = board.piece_type_at(move.to_square) or chess.PAWN  # nothing there: en passant
@@ -100,9 +103,10 @@ def successor(state: HyperspaceState, action: Action) -> HyperspaceState:
     with no square (the opponent's in a seat's view, or one phased out inside the tree) appears on
     ``guessed_square`` instead of being forfeited.
     """
-    board = _parsed(state.fen)
+    board = read_board(state)
     due = due_entry(state.pool, seat_of(board.turn), board.fullmove_number)
     if due is not None and due.square is None:
         guess = replace(due, square=Secret(guessed_square(board, due)))
         state = replace(state, pool=tuple(guess if entry is due else entry for entry in state.pool))
+        state.derived.board = board  # the same board (the pool is not on it): no parsing it again
     return play(state, action)[0]
