@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbem.store.models import utcnow
+from pbem.store.models import RatingColumns, utcnow
 from pbem.store.vocabulary import EntryStatus, EventFormat, EventStatus
 
 __all__ = ["FORMATS", "Event", "EventPlayer", "Rating"]
@@ -61,14 +61,7 @@ class EventPlayer(SQLModel, table=True):
     joined_at: datetime = Field(default_factory=utcnow)
 
 
-class Rating(SQLModel, table=True):
-    """A player's Elo rating in one variant (see pbem.events.ratings)."""
+class Rating(RatingColumns, table=True):
+    """A player's Elo rating in one variant from games between people (see pbem.events.ratings)."""
 
     __table_args__ = (UniqueConstraint("account_id", "variant"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    account_id: int = Field(foreign_key="account.id", index=True)
-    variant: str = Field(max_length=32)
-    rating: float = 1500.0
-    games: int = 0
-    updated_at: datetime = Field(default_factory=utcnow)

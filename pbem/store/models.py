@@ -166,11 +166,8 @@ class OutboxItem(SQLModel, table=True):
 
 
 
-class ComputerRating(SQLModel, table=True):
-    """A player's Elo rating in one variant from games against the computer: a list of its own, never
-    mixed with the ratings from games between people (pbem.events.ratings computes both)."""
-
-    __table_args__ = (UniqueConstraint("account_id", "variant"),)
+class RatingColumns(SQLModel):
+    """The columns of a rating list's row: one player's Elo rating in one variant (pbem.events.ratings)."""
 
     id: int | None = Field(default=None, primary_key=True)
     account_id: int = Field(foreign_key="account.id", index=True)
@@ -178,6 +175,13 @@ class ComputerRating(SQLModel, table=True):
     rating: float = 1500.0
     games: int = 0
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class ComputerRating(RatingColumns, table=True):
+    """A rating from games against the computer: a list of its own, never mixed with the ratings from
+    games between people (event_models.Rating)."""
+
+    __table_args__ = (UniqueConstraint("account_id", "variant"),)
 
 
 class AnalysisRequest(SQLModel, table=True):
