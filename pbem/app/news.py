@@ -10,7 +10,7 @@ from datetime import datetime
 
 from pbem.engine.base import Outcome, Seat
 
-__all__ = ["computer_name", "result_news", "turn_news", "when"]
+__all__ = ["computer_name", "is_computer_name", "result_news", "turn_news", "when"]
 
 #: How mails, records and pages name the computer (pbem.app.computer): its level is part of its name.
 _COMPUTER = "pbem computer (level {level})"
@@ -20,7 +20,8 @@ def computer_name(level: int) -> str:
     return _COMPUTER.format(level=level)
 
 
-def _is_computer(name: str) -> bool:
+def is_computer_name(name: str) -> bool:
+    """Whether ``name`` (as ``handles`` gives it) is the computer's."""
     return name.startswith(_COMPUTER.split("{")[0])
 
 
@@ -35,7 +36,7 @@ def turn_news(names: dict[Seat, str], reader: Seat | None, to_move: Seat | None,
     """Whose move it is now, and until when, as ``reader`` (None: an observer) reads it."""
     if to_move is None:
         return ""
-    if to_move is not reader and _is_computer(names[to_move]):  # its deadline means nothing: it moves at once
+    if to_move is not reader and is_computer_name(names[to_move]):  # its deadline means nothing: it moves at once
         return f"{names[to_move]} is thinking: its move follows shortly."
     who = "Your move" if to_move is reader else f"{names[to_move]} to move"
     if deadline is None:  # the clock of the side to move is paused (vacation)

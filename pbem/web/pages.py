@@ -8,8 +8,9 @@ from urllib.parse import quote
 
 from sqlmodel import col, func, select
 
-from pbem.app.computer import LEVEL_RATINGS
+from pbem.app.computer import COMPUTER_HANDLE, LEVEL_RATINGS
 from pbem.app.context import Context
+from pbem.app.news import is_computer_name
 from pbem.app.public import (
     PublicGame,
     computer_rating_list,
@@ -36,6 +37,9 @@ __all__ = ["event_page", "find_account", "game_page", "index_page", "not_found_p
 
 
 def url_of_player(handle: str) -> str:
+    """The page of the player a game names (the computer, named with its level, has one page: its account's)."""
+    if is_computer_name(handle):
+        handle = COMPUTER_HANDLE
     return f"/players/{quote(handle, safe='')}"
 
 

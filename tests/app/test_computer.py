@@ -233,6 +233,9 @@ def test_the_computer_list_is_on_the_rating_page_and_in_the_api_apart_from_the_p
         assert "Against the computer" in page and "level 1 1000" in page
         players, computer = page.split("Against the computer")
         assert "alice" not in players and 'href="/players/alice"' in computer
+        game = site.get("/games/1").text
+        assert "pbem computer (level 1)" in game and 'href="/players/computer"' in game
+        assert "pbem computer (level 1)" in site.get("/players/computer").text
         document = json.loads(site.get("/api/ratings/outer-space").text)
         assert document["ratings"] == [] and document["computer"][0]["handle"] == "alice"
         assert document["computer"][0]["games"] == 1
