@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,6 +64,19 @@ def _start(harness: Harness, variant: str, terms: str) -> tuple[Player, EmailMes
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_player_plays_the_computer_to_the_end_by_mail(harness: Harness, variant: str) -> None:
+    play_to_the_end(harness, variant)
+
+
+def test_a_hyperspace_game_against_the_computer_on_each_database(tmp_path: Path, database_url: str | None) -> None:
+    harness = Harness(tmp_path, database_url=database_url)
+    try:
+        play_to_the_end(harness, "hyperspace")
+    finally:
+        harness.close()
+
+
+def play_to_the_end(harness: Harness, variant: str) -> None:
+    """alice (black) plays random legal moves against level 1 until the game ends; then the checks."""
     rng = random.Random(f"computer-{variant}")
     alice, opening, number = _start(harness, variant, "black level 1")
     assert "against pbem computer (level 1)" in body_of(opening)
