@@ -165,6 +165,15 @@ def name(level: int) -> str:
     return "random" if level == RANDOM else f"level {level}"
 
 
+def row(p: Pairing) -> str:
+    """One pairing as a row of the Markdown table the README carries."""
+    difference = f"{p.elo_bound} {p.elo:+.0f} (95%)" if p.elo_bound else f"{p.elo:+.0f} ± {p.elo_error:.0f}"
+    return (f"| {p.variant} | {name(p.high)} - {name(p.low)} | {p.games} | {p.wins}/{p.draws}/{p.losses} "
+            f"| {100 * p.score:.0f}% | {difference} | {p.high_seconds_per_move:.2f} | "
+            f"{p.low_seconds_per_move:.2f} | {p.adjudicated} | {100 * p.target:.0f}% "
+            f"{'met' if p.met else 'missed'} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4, help="games per pairing (default 4)")
@@ -186,37 +195,34 @@ def main(argv: list[str] | None = None) -> int:
     if not all(1 <= level <= max(LEVELS) for level in highs):
         parser.error(f"--levels are 1 to {max(LEVELS)}")
     pairs = [(level, RANDOM if level == 1 else level - 1) for level in sorted(set(highs))]
-    jobs = []
     for variant in args.variants:
         get_variant(variant)  # an unknown key fails here, before any game
-        for high, low in pairs:
-            for number in range(args.games):
-                seed = args.seed * 1_000_003 + zlib.crc32(f"{variant} {high} {number}".encode()) % 1_000_003
-                jobs.append((variant, high, low, number % 2 == 0, seed, args.max_plies, args.max_seconds))
     started = time.monotonic()
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as pool:
-            games = list(pool.map(play_game, *zip(*jobs, strict=True)))
-    else:
-        games = [play_game(*job) for job in jobs]
-    grouped: dict[tuple[str, int], list[Game]] = {}
-    for game in games:
-        grouped.setdefault((game.variant, game.high), []).append(game)
-    pairings = [summarise(group) for group in grouped.values()]
-    print(f"{len(games)} games in {time.monotonic() - started:.0f} s "
-          f"({args.games} per pairing, colours alternated, adjudicated at {args.max_plies} plies)\n")
+    print(f"{args.games} games per pairing, colours alternated, adjudicated at {args.max_plies} plies; "
+          "a row as each pairing finishes\n")
     print("| variant | pairing | games | +/=/- | score | Elo difference | s/move (higher) | s/move (lower) "
           "| adjudicated | target |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for p in pairings:
-        difference = (f"{p.elo_bound} {p.elo:+.0f} (95%)" if p.elo_bound
-                      else f"{p.elo:+.0f} ± {p.elo_error:.0f}")
-        print(f"| {p.variant} | {name(p.high)} - {name(p.low)} | {p.games} | {p.wins}/{p.draws}/{p.losses} "
-              f"| {100 * p.score:.0f}% | {difference} | {p.high_seconds_per_move:.2f} | "
-              f"{p.low_seconds_per_move:.2f} | {p.adjudicated} | {100 * p.target:.0f}% "
-              f"{'met' if p.met else 'missed'} |")
-    if args.json:
-        Path(args.json).write_text(json.dumps([asdict(p) for p in pairings], indent=1) + "\n")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
+    pairings: list[Pairing] = []
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    try:
+        for variant in args.variants:
+            for high, low in pairs:
+                jobs = []
+                for number in range(args.games):
+                    seed = args.seed * 1_000_003 + zlib.crc32(f"{variant} {high} {number}".encode()) % 1_000_003
+                    jobs.append((variant, high, low, number % 2 == 0, seed, args.max_plies, args.max_seconds))
+                games = list(pool.map(play_game, *zip(*jobs, strict=True))) if pool else \
+                    [play_game(*job) for job in jobs]
+                pairing = summarise(games)
+                pairings.append(pairing)
+                print(row(pairing), flush=True)
+                if args.json:  # written after every pairing: a long run that stops keeps what it finished
+                    Path(args.json).write_text(json.dumps([asdict(p) for p in pairings], indent=1) + "\n")
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    print(f"\n{len(pairings) * args.games} games in {time.monotonic() - started:.0f} s")
     return 0 if all(p.met for p in pairings) else 1
 
 
