@@ -11,7 +11,7 @@ from sqlalchemy import CursorResult, func, update
 from sqlmodel import Session, col, select
 
 from pbem.store.db import Database
-from pbem.store.models import InboxItem, OutboxItem
+from pbem.store.models import AnalysisRequest, Game, InboxItem, OutboxItem
 from pbem.store.vocabulary import InboxStatus, OutboxStatus
 
 __all__ = ["QueueCount", "failed_inbox", "failed_outbox", "queue_counts", "requeue_failed"]
@@ -21,7 +21,7 @@ __all__ = ["QueueCount", "failed_inbox", "failed_outbox", "queue_counts", "reque
 class QueueCount:
     """The rows of one queue in one status, and when the oldest of them arrived (None: no rows)."""
 
-    queue: str  # "inbox" or "outbox"
+    queue: str  # "inbox", "outbox" or "computer"
     status: str
     count: int
     oldest: datetime | None
@@ -29,7 +29,7 @@ class QueueCount:
 
 def queue_counts(session: Session) -> list[QueueCount]:
     """Inbox rows by status (oldest by received_at), then outbox rows by status (oldest by created_at);
-    every known status is listed, with 0 where there are none."""
+    every known status is listed, with 0 where there are none; then the computer's waiting work."""
     inbox = session.exec(select(InboxItem.status, func.count(), func.min(InboxItem.received_at))
                          .group_by(col(InboxItem.status))).all()
     outbox = session.exec(select(OutboxItem.status, func.count(), func.min(OutboxItem.created_at))
@@ -40,6 +40,13 @@ def queue_counts(session: Session) -> list[QueueCount]:
         for status in [*map(str, known), *sorted(set(by_status) - set(map(str, known)))]:
             count, oldest = by_status.get(status, (0, None))
             found.append(QueueCount(queue, status, count, oldest))
+    # The computer's work: games that owe a move or an answer, analyses asked by mail and not yet sent.
+    games = session.exec(select(func.count(), func.min(Game.computer_due_at))
+                         .where(col(Game.computer_due_at).is_not(None))).one()
+    analyses = session.exec(select(func.count(), func.min(AnalysisRequest.requested_at))
+                            .where(col(AnalysisRequest.done_at).is_(None))).one()
+    found.append(QueueCount("computer", "games", int(games[0]), games[1]))
+    found.append(QueueCount("computer", "analyses", int(analyses[0]), analyses[1]))
     return found
 
 
