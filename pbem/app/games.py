@@ -169,12 +169,16 @@ def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> _Follo
 
 def play_computer_move(ctx: Context, game: Game, seat: Seat, text: str) -> str:
     """Play the computer's move ``text`` (in its owner's notation) for ``seat`` through the same parser and
-    path as a player's; the record line ("12. Nf3"). A MoveError here is a bug of the search."""
+    path as a player's; the record line ("12. Nf3"). RuntimeError if the rules refuse it (a bug)."""
     engine = engine_for(game)
     state = engine.load(game.state)
     number = engine.move_number(state)
-    action = engine.parse_action(state, text)
-    transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
+    try:
+        action = engine.parse_action(state, text)
+        transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
+    except MoveError:
+        # Not chained: the error quotes the move, and a phase-out's text holds its secret square.
+        raise RuntimeError(f"game {game.id}: the rules refuse the computer's move (a bug of the search)") from None
     _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action),
                        by_sender=False)
     return f"{move_label(number, seat)} {transition.record}"

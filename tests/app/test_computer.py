@@ -255,3 +255,16 @@ def test_the_question_sent_to_a_worker_process_holds_no_secret_of_the_player(pip
     pool = json.dumps(plan.question.view["pool"])
     assert "b1" in pool  # the public part: which piece left, from where
     assert "c3" not in pool and nonce.group(1) not in json.dumps(plan.question.view)
+
+
+def test_a_refused_computer_move_is_reported_without_its_secret(pipe: Pipeline) -> None:
+    from pbem.app.games import play_computer_move
+
+    _challenge(pipe, "white level 1", variant="hyperspace")
+    pipe.send(ALICE, _seat(pipe, _game(pipe), Seat.WHITE), "Pe2-e4")
+    pipe.drain_outbox()
+    with pytest.raises(RuntimeError) as raised, pipe.db.transaction() as session:
+        game = session.get(Game, 1)
+        assert game is not None
+        play_computer_move(Context(session=session, services=pipe.services), game, Seat.BLACK, "Ke8@2 {h3}")
+    assert "h3" not in str(raised.value) and raised.value.__cause__ is None and raised.value.__suppress_context__
