@@ -8,13 +8,19 @@ The rules, in order of importance:
    points, then lowest start rank) who has had no bye yet and whose absence
    leaves the others pairable; a bye scores a win's point (see
    pbem.events.tiebreaks for what it counts in the tiebreaks);
-3. players meet others of their own score group; when a group has an odd
-   count, the one who floats meets the nearest group;
+3. score groups are paired from the top down, as the Dutch system's score
+   brackets are: first as few players as possible float out of the top
+   group, then as few as possible out of the top two groups, and so on; so
+   players meet their own score group, and a floater meets the nearest
+   group. Two leaders who can meet therefore do, rather than both floating
+   down: a plain sum of score differences would count those two floats the
+   same as two floats further down;
 4. colours: two players who both need the same colour are avoided; the one
    who needs White more gets it (colour balance, then alternation);
 5. within a score group the top half meets the bottom half (1 v 5, 2 v 6, ...).
 
-Each rule's weight outweighs all the lower ones added together, so the
+Each rule's weight outweighs all the lower ones added together (the units
+are worked out from the number of players, see ``_Weights``), so the
 matching is the best pairing by these rules, found by a proven solver
 rather than a hand-written search.
 """
@@ -28,10 +34,6 @@ from dataclasses import dataclass
 import networkx as nx
 
 __all__ = ["Entrant", "Pairing", "PairingError", "pair_round"]
-
-_SCORE = 1_000_000  # per squared half-point of score difference
-_COLOUR = 1_000  # per colour clash
-_BASE = 10**12  # keeps every edge weight positive
 
 
 class PairingError(ValueError):
@@ -82,35 +84,70 @@ def _order(entrants: Sequence[Entrant]) -> list[Entrant]:
     return sorted(entrants, key=lambda e: (-e.score, e.rank))
 
 
-def _weight(a: Entrant, b: Entrant, place: dict[int, tuple[float, int, int]]) -> int:
-    half_points = round(abs(a.score - b.score) * 2)
-    colour_a, strength_a = a.preference()
-    colour_b, strength_b = b.preference()
-    clash = 0
-    if colour_a and colour_a == colour_b:
-        clash = 5 if min(strength_a, strength_b) == 3 else 2 if min(strength_a, strength_b) == 2 else 1
-    shape = 0
-    group_a, index_a, size = place[a.id]
-    group_b, index_b, _ = place[b.id]
-    if group_a == group_b:
-        shape = abs(abs(index_a - index_b) - size // 2)
-    return _BASE - half_points * half_points * _SCORE - clash * _COLOUR - shape
+class _Weights:
+    """The edge weights of one round's matching: rules 3 to 5 of the module's docstring, each outweighing the rest.
+
+    A pair's cost is, from the most to the least important: the score-group
+    boundaries it crosses (a boundary nearer the top costs more than all
+    crossings of the boundaries below it together), then its colour clash,
+    then how far it is from top half against bottom half in its group.
+    """
+
+    def __init__(self, ordered: Sequence[Entrant]) -> None:
+        self._scores = sorted({e.score for e in ordered}, reverse=True)  # the score groups, top first
+        self._place: dict[int, tuple[int, int]] = {}  # id -> (index in its group, size of its group)
+        for score in self._scores:
+            group = [e for e in ordered if e.score == score]
+            for index, entrant in enumerate(group):
+                self._place[entrant.id] = (index, len(group))
+        players = len(ordered)
+        pairs = players // 2 + 1  # more than the pairs of any matching
+        self._colour = players * pairs + 1  # one clash outweighs every pair's shape cost together
+        crossing = 5 * self._colour * pairs + 1  # one crossing outweighs every pair's colour and shape cost
+        # The boundary under group k (top first): the nearer the top, the dearer; one crossing of a boundary
+        # outweighs every crossing of the boundaries below it together.
+        self._boundary: list[int] = []
+        cost = crossing
+        for _ in self._scores[1:]:  # one boundary fewer than groups, built from the bottom up
+            self._boundary.insert(0, cost)
+            cost *= pairs
+        self._base = sum(self._boundary) + crossing  # more than any pair's cost: keeps every weight positive
+
+    def __call__(self, a: Entrant, b: Entrant) -> int:
+        """The weight of the edge a-b: the higher, the better the pair."""
+        return self._base - self._score_cost(a, b) - self._colour_cost(a, b) * self._colour - self._shape_cost(a, b)
+
+    def _score_cost(self, a: Entrant, b: Entrant) -> int:
+        high, low = sorted((self._scores.index(a.score), self._scores.index(b.score)))
+        return sum(self._boundary[high:low])  # the boundaries between groups high and low
+
+    @staticmethod
+    def _colour_cost(a: Entrant, b: Entrant) -> int:
+        colour_a, strength_a = a.preference()
+        colour_b, strength_b = b.preference()
+        if not colour_a or colour_a != colour_b:
+            return 0
+        weakest = min(strength_a, strength_b)
+        return 5 if weakest == 3 else 2 if weakest == 2 else 1
+
+    def _shape_cost(self, a: Entrant, b: Entrant) -> int:
+        if a.score != b.score:
+            return 0
+        (index_a, size), (index_b, _) = self._place[a.id], self._place[b.id]
+        return abs(abs(index_a - index_b) - size // 2)
 
 
 def _match(entrants: list[Entrant]) -> list[tuple[Entrant, Entrant]] | None:
     """The best complete pairing of ``entrants``, or None when none avoids a rematch."""
     ordered = _order(entrants)
-    place: dict[int, tuple[float, int, int]] = {}
-    for entrant in ordered:
-        group = [e for e in ordered if e.score == entrant.score]
-        place[entrant.id] = (entrant.score, group.index(entrant), len(group))
+    weight = _Weights(ordered)
     graph = nx.Graph()
     graph.add_nodes_from(e.id for e in ordered)
     by_id = {e.id: e for e in ordered}
     for index, a in enumerate(ordered):
         for b in ordered[index + 1:]:
             if b.id not in a.opponents and a.id not in b.opponents:
-                graph.add_edge(a.id, b.id, weight=_weight(a, b, place))
+                graph.add_edge(a.id, b.id, weight=weight(a, b))
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     if 2 * len(matching) != len(ordered):
         return None
