@@ -22,7 +22,6 @@ from pbem.variants.voidrider.geometry import (
     WEST,
     WHITE_PAWN_ATTACKERS,
     cell,
-    file_of,
     rank_of,
 )
 from pbem.variants.voidrider.model import (
@@ -112,22 +111,42 @@ def attacked(board: str | list[str], target: int, by_white: bool) -> bool:
             return True
     for rays, slider in ((ORTHOGONAL_RAYS[target], rook), (DIAGONAL_RAYS[target], bishop)):
         for ray in rays:
-            void_seen = space_seen = False
-            for c in ray:
-                p = board[c]
-                if p == VOID:
-                    if space_seen:
-                        break  # a slider is blocked by it, and the rider's first space was nearer
-                    void_seen = True
-                elif p == EMPTY:
-                    if void_seen:
-                        break  # the rider's first space is empty; sliders never crossed the void
-                    space_seen = True
-                else:
-                    if (p == slider and not void_seen) or (p == rider and not space_seen):
-                        return True
-                    break
+            if _line_attacks(board, ray, slider, rider):
+                return True
     return False
+
+
+def _line_attacks(board: str | list[str], ray: tuple[int, ...], slider: str, rider: str) -> bool:
+    """Whether ``slider`` (a rook or bishop along ``ray``) or ``rider`` attacks the ray's origin along it."""
+    void_seen = space_seen = False
+    for c in ray:
+        p = board[c]
+        if p == VOID:
+            if space_seen:
+                return False  # a slider is blocked by it, and the rider's first space was nearer
+            void_seen = True
+        elif p == EMPTY:
+            if void_seen:
+                return False  # the rider's first space is empty; sliders never crossed the void
+            space_seen = True
+        else:
+            return (p == slider and not void_seen) or (p == rider and not space_seen)
+    return False
+
+
+def _ray_indices() -> tuple[tuple[int, ...], ...]:
+    table = []
+    for origin in range(HEIGHT * 7):
+        index = [-1] * (HEIGHT * 7)
+        for direction, ray in enumerate(ALL_RAYS[origin]):
+            for c in ray:
+                index[c] = direction
+        table.append(tuple(index))
+    return tuple(table)
+
+
+#: RAY_INDEX[k][c]: which of ALL_RAYS[k] passes through c (0-3 orthogonal, 4-7 diagonal), or -1.
+_RAY_INDEX = _ray_indices()
 
 
 def king_cell(board: str | list[str], white: bool) -> int:
@@ -150,42 +169,40 @@ def supported(board: str | list[str], target: int, vacated: int) -> bool:
 # -- generation -------------------------------------------------------------------------------------
 
 
+# Pawn tables per side (True: White): the cell ahead (-1 at the edge), the two forward diagonals in
+# file order (where the other side's pawns would attack from), and the cells of the last rank.
+_PAWN_AHEAD = {white: tuple(steps[NORTH if white else SOUTH] for steps in ORTHOGONAL_STEPS) for white in (True, False)}
+_PAWN_CAPTURES = {True: BLACK_PAWN_ATTACKERS, False: WHITE_PAWN_ATTACKERS}
+_LAST_RANK = {white: tuple(rank_of(c) == (HEIGHT - 1 if white else 0) for c in range(HEIGHT * 7))
+              for white in (True, False)}
+
+
 def _pseudo(b: list[str], white: bool, rights: int) -> list[_Raw]:
-    own = _WHITE_PIECES if white else _BLACK_PIECES
+    own, enemy = (_WHITE_PIECES, _BLACK_PIECES) if white else (_BLACK_PIECES, _WHITE_PIECES)
     moves: list[_Raw] = []
     add = moves.append
-    last_rank = HEIGHT - 1 if white else 0
+    last_rank = _LAST_RANK[white]
+    forward = NORTH if white else SOUTH
     for frm, p in enumerate(b):
         if p not in own:
             continue
         kind = p.upper()
         if kind == "P":
-            forward = NORTH if white else SOUTH
-            ahead = ORTHOGONAL_STEPS[frm][forward]
+            ahead = _PAWN_AHEAD[white][frm]
             if ahead >= 0:
-                promotes = rank_of(ahead) == last_rank
+                promotes = last_rank[ahead]
                 if b[ahead] == EMPTY:
                     _add_pawn(add, frm, ahead, False, promotes)
-                rank = rank_of(ahead)
-                for df in (-1, 1):
-                    f = file_of(frm) + df
-                    if 0 <= f < 7:
-                        to = cell(f, rank)
-                        q = b[to]
-                        if q != VOID and q != EMPTY and q not in own:
-                            _add_pawn(add, frm, to, False, promotes)
+                for to in _PAWN_CAPTURES[white][frm]:
+                    if b[to] in enemy:
+                        _add_pawn(add, frm, to, False, promotes)
             for direction in _PAWN_SPACE_DIRECTIONS[white]:
                 to = ORTHOGONAL_STEPS[frm][direction]
                 if to >= 0 and b[to] == VOID and supported(b, to, frm):
-                    _add_pawn(add, frm, to, True, direction == forward and rank_of(to) == last_rank)
+                    _add_pawn(add, frm, to, True, direction == forward and last_rank[to])
             continue
-        if kind == "N":
-            for to in KNIGHT_LEAPS[frm]:
-                q = b[to]
-                if q != VOID and q not in own:
-                    add((frm, to, False, None))
-        elif kind == "K":
-            for to in KING_STEPS[frm]:
+        if kind == "N" or kind == "K":
+            for to in KNIGHT_LEAPS[frm] if kind == "N" else KING_STEPS[frm]:
                 q = b[to]
                 if q != VOID and q not in own:
                     add((frm, to, False, None))
@@ -284,9 +301,38 @@ def _legal(b: list[str], white: bool, rights: int) -> list[_Raw]:
     # W8: legality is judged on the resulting position, whose spaces may differ.
     king_char = "K" if white else "k"
     king = b.index(king_char)
+    rook, bishop, rider = ("r", "b", "v") if white else ("R", "B", "V")
+    checked = attacked(b, king, not white)
+    lines = _RAY_INDEX[king]
+    king_rays = ALL_RAYS[king]
+    # Lines through the king with an enemy piece on them that could attack along them (bit per line):
+    # no move can open the others.
+    threatened = 0
+    for line, ray in enumerate(king_rays):
+        slider = rook if line < 4 else bishop
+        for c in ray:
+            q = b[c]
+            if q in (slider, rider):
+                threatened |= 1 << line
+                break
     legal: list[_Raw] = []
     for move in _pseudo(b, white, rights):
         frm = move[0]
+        if frm != king and not checked:
+            # Out of check, a move of another piece can only expose the king along the line through the
+            # cell it leaves: emptied, that cell no longer blocks a slider; made void (a space move), it
+            # lets a Voidrider ride through. Knights, pawns and kings attack regardless, and the arrival
+            # cell only blocks (or removes an attacker).
+            line = lines[frm]
+            if line < 0 or not threatened >> line & 1:
+                legal.append(move)
+                continue
+            p = b[frm]
+            captured = _make(b, move)
+            if not _line_attacks(b, king_rays[line], rook if line < 4 else bishop, rider):
+                legal.append(move)
+            _unmake(b, move, p, captured)
+            continue
         p = b[frm]
         captured = _make(b, move)
         if not attacked(b, move[1] if p == king_char else king, not white):
