@@ -7,13 +7,18 @@ from functools import lru_cache
 
 from pbem.engine.geometry import Grid, rays
 from pbem.variants.tri_d.model import (
+    BISHOP,
     BLACK,
     BOX,
     NFILES,
     NLEVELS,
+    NORMAL,
     NRANKS,
     PINS,
+    QUEEN,
+    ROOK,
     WHITE,
+    Move,
     file_of,
     level_of,
     main_board_squares,
@@ -21,7 +26,16 @@ from pbem.variants.tri_d.model import (
     rank_of,
 )
 
-__all__ = ["ADJACENT", "DIAGONAL_RAYS", "ORTHOGONAL_RAYS", "Geometry", "adjacent_pins", "geometry_for"]
+__all__ = [
+    "ADJACENT",
+    "DIAGONAL_RAYS",
+    "ORTHOGONAL_RAYS",
+    "Geometry",
+    "Step",
+    "adjacent_pins",
+    "geometry_for",
+    "step",
+]
 
 _MAIN = frozenset(main_board_squares())
 
@@ -41,6 +55,18 @@ _DIAGONAL = [(a, b, 0) for a in (1, -1) for b in (1, -1)] + [(0, a, b) for a in 
     (a, 0, b) for a in (1, -1) for b in (1, -1)]
 ORTHOGONAL_RAYS = rays(_GRID, _ORTHOGONAL)
 DIAGONAL_RAYS = rays(_GRID, _DIAGONAL)
+
+#: A destination and the plain move there from the square the table belongs to.
+Step = tuple[int, Move]
+_STEPS: dict[tuple[int, int], Step] = {}
+
+
+def step(origin: int, target: int) -> Step:
+    """The one shared (target, move) pair for ``origin`` -> ``target``: generation picks, never builds, moves."""
+    found = _STEPS.get((origin, target))
+    if found is None:
+        found = _STEPS[(origin, target)] = (target, Move(NORMAL, origin, target))
+    return found
 
 _KNIGHT = [(a * x, b * y, 0) for x, y in ((1, 2), (2, 1)) for a in (1, -1) for b in (1, -1)] + [
     (a * x, 0, b * y) for x, y in ((1, 2), (2, 1)) for a in (1, -1) for b in (1, -1)] + [
@@ -81,13 +107,21 @@ class Geometry:
     board_at: dict[int, int]  # position -> pin index of the attack board it lies on
     knight: tuple[tuple[int, ...], ...]
     king: tuple[tuple[int, ...], ...]
-    pawn_push: tuple[tuple[tuple[int, ...], ...], ...]
-    pawn_double: tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
-    pawn_capture: tuple[tuple[tuple[int, ...], ...], ...]
+    pawn_push: tuple[tuple[tuple[Step, ...], ...], ...]
+    pawn_double: tuple[tuple[tuple[tuple[int, Step], ...], ...], ...]  # (the square passed, the step)
+    pawn_capture: tuple[tuple[tuple[Step, ...], ...], ...]
     rook_pawn: tuple[tuple[int, ...], ...]  # -1 where the exception gives nothing
     knight_from: tuple[tuple[int, ...], ...]
     king_from: tuple[tuple[int, ...], ...]
     pawn_from: tuple[tuple[tuple[int, ...], ...], ...]
+    # The rays cut down to the surfaces, without empty rays: pieces stand only on surfaces, so a slider
+    # passes the other positions without looking (they are most of the box). Cells for attack tests;
+    # steps (target, move) for generation, per piece kind: ROOK, BISHOP and QUEEN.
+    orthogonal: tuple[tuple[tuple[int, ...], ...], ...]
+    diagonal: tuple[tuple[tuple[int, ...], ...], ...]
+    slides: dict[int, tuple[tuple[tuple[Step, ...], ...], ...]]
+    knight_steps: tuple[tuple[Step, ...], ...]
+    king_steps: tuple[tuple[Step, ...], ...]
 
 
 def _reverse(table: list[tuple[int, ...]], squares: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -218,6 +252,19 @@ def geometry_for(pins: tuple[int, ...], knight_two_routes: bool = True) -> Geome
             if p in board_at:
                 target = _ROOK_PAWN[color][p]
                 rook_pawn[color][p] = target if target >= 0 and surface[target] else -1
+    def on_surface(table: tuple[tuple[tuple[int, ...], ...], ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        cut: list[tuple[tuple[int, ...], ...]] = [()] * BOX
+        for p in squares:
+            kept = (tuple(q for q in ray if surface[q]) for ray in table[p])
+            cut[p] = tuple(ray for ray in kept if ray)
+        return tuple(cut)
+
+    def steps_of(table: tuple[tuple[int, ...], ...] | list[tuple[int, ...]]) -> tuple[tuple[Step, ...], ...]:
+        return tuple(tuple(step(p, q) for q in table[p]) for p in range(BOX))
+
+    orthogonal, diagonal = on_surface(ORTHOGONAL_RAYS), on_surface(DIAGONAL_RAYS)
+    rook_slides = tuple(tuple(tuple(step(p, q) for q in ray) for ray in orthogonal[p]) for p in range(BOX))
+    bishop_slides = tuple(tuple(tuple(step(p, q) for q in ray) for ray in diagonal[p]) for p in range(BOX))
     return Geometry(
         pins=pins,
         surface=bytes(surface),
@@ -225,11 +272,18 @@ def geometry_for(pins: tuple[int, ...], knight_two_routes: bool = True) -> Geome
         board_at=board_at,
         knight=tuple(knight),
         king=tuple(king),
-        pawn_push=(tuple(push[0]), tuple(push[1])),
-        pawn_double=(tuple(double[0]), tuple(double[1])),
-        pawn_capture=(tuple(capture[0]), tuple(capture[1])),
+        pawn_push=(steps_of(push[0]), steps_of(push[1])),
+        pawn_double=tuple(tuple(tuple((mid, step(p, d)) for mid, d in double[color][p]) for p in range(BOX))
+                          for color in (WHITE, BLACK)),
+        pawn_capture=(steps_of(capture[0]), steps_of(capture[1])),
         rook_pawn=(tuple(rook_pawn[0]), tuple(rook_pawn[1])),
         knight_from=_reverse(knight, squares),
         king_from=_reverse(king, squares),
         pawn_from=(_reverse(capture[0], squares), _reverse(capture[1], squares)),
+        orthogonal=orthogonal,
+        diagonal=diagonal,
+        slides={ROOK: rook_slides, BISHOP: bishop_slides,
+                QUEEN: tuple(rook_slides[p] + bishop_slides[p] for p in range(BOX))},
+        knight_steps=steps_of(knight),
+        king_steps=steps_of(king),
     )

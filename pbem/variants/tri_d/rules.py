@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
 from pbem.engine.base import Outcome, Seat, automatic_draw
-from pbem.variants.tri_d.geometry import ADJACENT, DIAGONAL_RAYS, ORTHOGONAL_RAYS, Geometry, geometry_for
+from pbem.variants.tri_d.geometry import ADJACENT, DIAGONAL_RAYS, ORTHOGONAL_RAYS, Geometry, geometry_for, step
 from pbem.variants.tri_d.model import (
     BISHOP,
     BLACK,
@@ -81,26 +82,30 @@ CASTLING_SQUARES = {
 _QUEENSIDE_BETWEEN = {WHITE: (pos(2, 0, 1), pos(3, 0, 1)), BLACK: (pos(2, 9, 7), pos(3, 9, 7))}
 
 
-def _lines() -> tuple[bytes, ...]:
-    table = []
-    for p in range(BOX):
-        seen = bytearray(BOX)
-        for ray in (*ORTHOGONAL_RAYS[p], *DIAGONAL_RAYS[p]):
+def _king_lines() -> tuple[tuple[bytes, ...], tuple[tuple[tuple[tuple[int, ...], int], ...], ...]]:
+    lines, rays = [], []
+    for k in range(BOX):
+        index = bytearray(BOX)
+        found = [(ray, ROOK) for ray in ORTHOGONAL_RAYS[k]] + [(ray, BISHOP) for ray in DIAGONAL_RAYS[k]]
+        for number, (ray, _) in enumerate(found, start=1):
             for q in ray:
-                seen[q] = 1
-        table.append(bytes(seen))
-    return tuple(table)
+                index[q] = number
+        lines.append(bytes(index))
+        rays.append(tuple(found))
+    return tuple(lines), tuple(rays)
 
 
-#: LINES[k][p]: p lies on a slider line through k, so moving a piece off p may expose k.
-LINES = _lines()
+#: LINES[k][p]: 0, or 1 + the index in KING_RAYS[k] of the slider line through k that p lies on, so
+#: moving a piece off p may expose k along that line (and only along it); KING_RAYS[k] holds each
+#: line with the slider (ROOK or BISHOP, besides the queen) that attacks along it.
+LINES, KING_RAYS = _king_lines()
 
 
 def geometry(state: TriDState) -> Geometry:
     return geometry_for(tuple(pin for pin, _ in state.boards), state.rules.knight_two_routes)
 
 
-def king_square(board: tuple[int, ...] | list[int], color: int) -> int:
+def king_square(board: Sequence[int], color: int) -> int:
     code = KING | (BLACK_BIT if color == BLACK else 0)
     for candidate in (code, code | UNMOVED):
         try:
@@ -110,7 +115,7 @@ def king_square(board: tuple[int, ...] | list[int], color: int) -> int:
     return -1
 
 
-def attacked(board: tuple[int, ...] | list[int], geo: Geometry, target: int, by: int) -> bool:
+def attacked(board: Sequence[int], geo: Geometry, target: int, by: int) -> bool:
     """Whether side ``by`` attacks ``target``, with exactly the movement geometry (V13)."""
     bit = BLACK_BIT if by == BLACK else 0
     knight, king, pawn = KNIGHT | bit, KING | bit, PAWN | bit
@@ -124,7 +129,7 @@ def attacked(board: tuple[int, ...] | list[int], geo: Geometry, target: int, by:
         if board[s] & 15 == king:
             return True
     rook, queen, bishop = ROOK | bit, QUEEN | bit, BISHOP | bit
-    for ray in ORTHOGONAL_RAYS[target]:
+    for ray in geo.orthogonal[target]:
         for s in ray:
             code = board[s]
             if code:
@@ -132,7 +137,7 @@ def attacked(board: tuple[int, ...] | list[int], geo: Geometry, target: int, by:
                 if code in (rook, queen):
                     return True
                 break
-    for ray in DIAGONAL_RAYS[target]:
+    for ray in geo.diagonal[target]:
         for s in ray:
             code = board[s]
             if code:
@@ -148,18 +153,20 @@ def in_check(state: TriDState) -> bool:
     return king >= 0 and attacked(state.board, geometry(state), king, 1 - state.turn)
 
 
-def _add(moves: list[Move], kind: int, src: int, dst: int, promote: bool) -> None:
+def _add(moves: list[Move], move: Move, promote: int) -> None:
+    """``move`` itself, or its four promotions where it reaches a promotion square (``promote`` set)."""
     if promote:
         for piece in PROMOTIONS:
-            moves.append(Move(kind, src, dst, piece))
+            moves.append(move._replace(promo=piece))
     else:
-        moves.append(Move(kind, src, dst))
+        moves.append(move)
 
 
-def pseudo_moves(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, ep: int,
+def pseudo_moves(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int,
                  fullmove: int, rules: Rules, geo: Geometry) -> list[Move]:
     """Moves that obey the movement rules, before the own-king test."""
     moves: list[Move] = []
+    add = moves.append
     own_bit = BLACK_BIT if turn == BLACK else 0
     promo_squares = PROMOTION_SQUARES[turn]
     for p in geo.squares:
@@ -168,42 +175,38 @@ def pseudo_moves(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], tu
             continue
         kind = code & 7
         if kind == PAWN:
-            for d in geo.pawn_push[turn][p]:
+            for d, move in geo.pawn_push[turn][p]:
                 if not board[d]:
-                    _add(moves, NORMAL, p, d, bool(promo_squares[d]))
+                    _add(moves, move, promo_squares[d])
             if code & UNMOVED:
-                for mid, d in geo.pawn_double[turn][p]:
+                for mid, (d, move) in geo.pawn_double[turn][p]:
                     if not board[mid] and not board[d]:
-                        _add(moves, NORMAL, p, d, bool(promo_squares[d]))
-            for d in geo.pawn_capture[turn][p]:
+                        _add(moves, move, promo_squares[d])
+            for d, move in geo.pawn_capture[turn][p]:
                 target = board[d]
                 if target:
                     if target & BLACK_BIT != own_bit:
-                        _add(moves, NORMAL, p, d, bool(promo_squares[d]))
+                        _add(moves, move, promo_squares[d])
                 elif d == ep:
                     moves.append(Move(EP, p, d))
             if code & ROOK_PAWN:
                 d = geo.rook_pawn[turn][p]
                 if d >= 0 and not board[d]:
-                    _add(moves, NORMAL, p, d, bool(promo_squares[d]))
+                    _add(moves, step(p, d)[1], promo_squares[d])
         elif kind in (KNIGHT, KING):
-            for d in (geo.knight[p] if kind == KNIGHT else geo.king[p]):
+            for d, move in (geo.knight_steps[p] if kind == KNIGHT else geo.king_steps[p]):
                 target = board[d]
                 if not target or target & BLACK_BIT != own_bit:
-                    moves.append(Move(NORMAL, p, d))
+                    add(move)
         else:
-            rays = ORTHOGONAL_RAYS[p] if kind == ROOK else DIAGONAL_RAYS[p] if kind == BISHOP else (
-                ORTHOGONAL_RAYS[p] + DIAGONAL_RAYS[p])
-            surface = geo.surface
-            for ray in rays:
-                for d in ray:
+            for ray in geo.slides[kind][p]:
+                for d, move in ray:
                     target = board[d]
                     if target:
                         if target & BLACK_BIT != own_bit:
-                            moves.append(Move(NORMAL, p, d))
+                            add(move)
                         break
-                    if surface[d]:
-                        moves.append(Move(NORMAL, p, d))
+                    add(move)
     for side in (CASTLE_K, CASTLE_Q):
         if castling_error(board, turn, side, fullmove, rules, geo, check_attacks=False) is None:
             king_from, king_to, _, _ = CASTLING_SQUARES[(turn, side)]
@@ -222,11 +225,11 @@ def pseudo_moves(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], tu
         else:
             for target in ADJACENT[pin]:
                 if target not in taken:
-                    _add(moves, BOARD, pin, target, carried >= 0 and bool(promo_squares[PIN_CELLS[target][carried]]))
+                    _add(moves, Move(BOARD, pin, target), carried >= 0 and promo_squares[PIN_CELLS[target][carried]])
     return moves
 
 
-def board_cargo_error(board: tuple[int, ...] | list[int], pin: int, turn: int) -> str | None:
+def board_cargo_error(board: Sequence[int], pin: int, turn: int) -> str | None:
     """Why the attack board at ``pin`` cannot move for ``turn`` because of what it carries, or None."""
     pieces = [board[c] for c in PINS[pin].cells if board[c]]
     if not pieces:
@@ -241,7 +244,7 @@ def _count(n: int) -> str:
     return "1 piece" if n == 1 else f"{n} pieces"
 
 
-def castling_error(board: tuple[int, ...] | list[int], turn: int, side: int, fullmove: int, rules: Rules,
+def castling_error(board: Sequence[int], turn: int, side: int, fullmove: int, rules: Rules,
                    geo: Geometry, *, check_attacks: bool = True) -> str | None:
     """Why castling on ``side`` is not allowed (V6, V17), or None; attacks only when asked."""
     name = "kingside" if side == CASTLE_K else "queenside"
@@ -281,7 +284,7 @@ def _victim(ep: int, turn: int) -> int:
     return ep - 6 if turn == WHITE else ep + 6
 
 
-def make(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, move: Move,
+def make(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, move: Move,
          rules: Rules) -> tuple[list[int], tuple[tuple[int, int], ...]]:
     """The board and attack boards after ``move``; ownership is not yet re-evaluated."""
     after = list(board)
@@ -310,7 +313,7 @@ def make(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int,
     return after, boards
 
 
-def update_owners(board: list[int] | tuple[int, ...],
+def update_owners(board: Sequence[int],
                   boards: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
     """V12: an attack board whose only occupants are the other side's passes to that side."""
     result = []
@@ -325,7 +328,7 @@ def update_owners(board: list[int] | tuple[int, ...],
     return tuple(result) if changed else boards
 
 
-def _safe(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, move: Move, rules: Rules,
+def _safe(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, move: Move, rules: Rules,
           geo: Geometry, king: int, checked: bool) -> bool:
     kind, src = move.kind, move.src
     if kind == NORMAL and not checked and src != king and not LINES[king][src]:
@@ -338,17 +341,64 @@ def _safe(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int
     return not attacked(after, geo, target, 1 - turn)
 
 
-def legal_raw(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
-              rules: Rules) -> list[Move]:
+def _exposes(board: Sequence[int], line: tuple[int, ...], slider: int, src: int, dst: int) -> bool:
+    """Whether moving src -> dst uncovers ``slider`` (a piece code with colour; or that colour's queen) along
+    ``line`` outward from the king."""
+    queen = QUEEN | (slider & BLACK_BIT)
+    for q in line:
+        if q == src:
+            continue
+        if q == dst:
+            return False
+        code = board[q]
+        if code:
+            code &= 15
+            return code in (slider, queen)
+    return False
+
+
+def legal_raw(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+              rules: Rules, king: int | None = None) -> list[Move]:
+    """The legal moves, in generation order; ``king`` is the mover's king square where the caller knows it."""
     geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
     moves = pseudo_moves(board, boards, turn, ep, fullmove, rules, geo)
-    king = king_square(board, turn)
+    if king is None:
+        king = king_square(board, turn)
     if king < 0:
         return moves
-    checked = attacked(board, geo, king, 1 - turn)
+    enemy = 1 - turn
+    checked = attacked(board, geo, king, enemy)
     if checked:
         moves = [m for m in moves if m.kind not in (CASTLE_K, CASTLE_Q)]  # V6 (d)
-    return [m for m in moves if _safe(board, boards, turn, m, rules, geo, king, checked)]
+    lines, king_rays = LINES[king], KING_RAYS[king]
+    enemy_bit = BLACK_BIT if enemy == BLACK else 0
+    kingless: list[int] | None = None
+    legal: list[Move] = []
+    keep = legal.append
+    for move in moves:
+        kind, src, dst, _ = move
+        if kind == NORMAL:
+            if src == king:
+                # The king's own square must not shield it from a slider behind it.
+                if kingless is None:
+                    kingless = list(board)
+                    kingless[king] = 0
+                if not attacked(kingless, geo, dst, enemy):
+                    keep(move)
+                continue
+            if not checked:
+                # Nothing leaps differently, and only the line through the king that src is on can open.
+                line = lines[src]
+                if not line:
+                    keep(move)
+                    continue
+                ray, slider = king_rays[line - 1]
+                if not _exposes(board, ray, slider | enemy_bit, src, dst):
+                    keep(move)
+                continue
+        if _safe(board, boards, turn, move, rules, geo, king, checked):
+            keep(move)
+    return legal
 
 
 def legal_moves(state: TriDState) -> tuple[Move, ...]:
@@ -357,12 +407,12 @@ def legal_moves(state: TriDState) -> tuple[Move, ...]:
 
 
 @lru_cache(maxsize=512)
-def _legal_cached(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+def _legal_cached(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
                   rules: Rules) -> tuple[Move, ...]:
     return tuple(legal_raw(board, boards, turn, ep, fullmove, rules))
 
 
-def _new_ep(board: tuple[int, ...], move: Move, turn: int, geo: Geometry) -> int:
+def _new_ep(board: Sequence[int], move: Move, turn: int, geo: Geometry) -> int:
     # A double step leaves an en-passant square when the skipped position is a surface (spec 2.4).
     if move.kind != NORMAL or board[move.src] & 7 != PAWN or move.promo:
         return -1  # a double step onto the last rank promotes: no pawn is left to take en passant
@@ -374,24 +424,31 @@ def _new_ep(board: tuple[int, ...], move: Move, turn: int, geo: Geometry) -> int
 
 def perft(state: TriDState, depth: int) -> int:
     """Leaf nodes of the legal-move tree (draws by claim or by count are ignored, as for ``pbem perft``)."""
-    return _perft(state.board, state.boards, state.turn, state.ep, state.fullmove, state.rules, depth)
+    kings = (king_square(state.board, WHITE), king_square(state.board, BLACK))
+    return _perft(state.board, state.boards, state.turn, state.ep, state.fullmove, state.rules, depth, kings)
 
 
-def _perft(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
-           rules: Rules, depth: int) -> int:
+def _perft(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+           rules: Rules, depth: int, kings: tuple[int, int]) -> int:
     if depth == 0:
         return 1
-    moves = legal_raw(board, boards, turn, ep, fullmove, rules)
+    moves = legal_raw(board, boards, turn, ep, fullmove, rules, kings[turn])
     if depth == 1:
         return len(moves)
     geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
+    on_boards = geo.board_at
     total = 0
     next_full = fullmove + (1 if turn == BLACK else 0)
     for move in moves:
+        kind, src, dst, _ = move
         after, new_boards = make(board, boards, turn, move, rules)
-        new_boards = update_owners(after, new_boards)
-        total += _perft(tuple(after), new_boards, 1 - turn, _new_ep(board, move, turn, geo), next_full, rules,
-                        depth - 1)
+        if kind != NORMAL or src in on_boards or dst in on_boards:
+            new_boards = update_owners(after, new_boards)  # only then can an attack board's occupants change
+        king = kings[turn]
+        if src == king:
+            king = dst if kind == NORMAL else CASTLING_SQUARES[(turn, kind)][1]
+        total += _perft(after, new_boards, 1 - turn, _new_ep(board, move, turn, geo), next_full, rules,
+                        depth - 1, (king, kings[1]) if turn == WHITE else (kings[0], king))
     return total
 
 
