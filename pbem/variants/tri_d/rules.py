@@ -445,8 +445,10 @@ def _perft(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int,
         if kind != NORMAL or src in on_boards or dst in on_boards:
             new_boards = update_owners(after, new_boards)  # only then can an attack board's occupants change
         king = kings[turn]
-        if src == king:
-            king = dst if kind == NORMAL else CASTLING_SQUARES[(turn, kind)][1]
+        if kind == NORMAL and src == king:
+            king = dst
+        elif kind in (CASTLE_K, CASTLE_Q):
+            king = CASTLING_SQUARES[(turn, kind)][1]
         total += _perft(after, new_boards, 1 - turn, _new_ep(board, move, turn, geo), next_full, rules,
                         depth - 1, (king, kings[1]) if turn == WHITE else (kings[0], king))
     return total
