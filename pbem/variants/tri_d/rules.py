@@ -108,10 +108,8 @@ def geometry(state: TriDState) -> Geometry:
 def king_square(board: Sequence[int], color: int) -> int:
     code = KING | (BLACK_BIT if color == BLACK else 0)
     for candidate in (code, code | UNMOVED):
-        try:
+        if candidate in board:  # cheaper than the ValueError of a failed index on this long board
             return board.index(candidate)
-        except ValueError:
-            continue
     return -1
 
 
@@ -358,9 +356,11 @@ def _exposes(board: Sequence[int], line: tuple[int, ...], slider: int, src: int,
 
 
 def legal_raw(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
-              rules: Rules, king: int | None = None) -> list[Move]:
-    """The legal moves, in generation order; ``king`` is the mover's king square where the caller knows it."""
-    geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
+              rules: Rules, king: int | None = None, geo: Geometry | None = None) -> list[Move]:
+    """The legal moves, in generation order; ``king`` and ``geo`` are the mover's king square and the geometry
+    of ``boards`` where the caller knows them."""
+    if geo is None:
+        geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
     moves = pseudo_moves(board, boards, turn, ep, fullmove, rules, geo)
     if king is None:
         king = king_square(board, turn)
@@ -432,10 +432,10 @@ def _perft(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int,
            rules: Rules, depth: int, kings: tuple[int, int]) -> int:
     if depth == 0:
         return 1
-    moves = legal_raw(board, boards, turn, ep, fullmove, rules, kings[turn])
+    geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
+    moves = legal_raw(board, boards, turn, ep, fullmove, rules, kings[turn], geo)
     if depth == 1:
         return len(moves)
-    geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
     on_boards = geo.board_at
     total = 0
     next_full = fullmove + (1 if turn == BLACK else 0)
