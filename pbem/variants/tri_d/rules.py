@@ -340,8 +340,8 @@ def _safe(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, 
 
 
 def _exposes(board: Sequence[int], line: tuple[int, ...], slider: int, src: int, dst: int) -> bool:
-    """Whether moving src -> dst uncovers ``slider`` (a piece code with colour; or that colour's queen) along
-    ``line`` outward from the king."""
+    """Whether moving src -> dst (-1: off the line) uncovers ``slider`` (a piece code with colour; or that
+    colour's queen) along ``line``, outward from the square it would attack."""
     queen = QUEEN | (slider & BLACK_BIT)
     for q in line:
         if q == src:
@@ -372,19 +372,21 @@ def legal_raw(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: i
         moves = [m for m in moves if m.kind not in (CASTLE_K, CASTLE_Q)]  # V6 (d)
     lines, king_rays = LINES[king], KING_RAYS[king]
     enemy_bit = BLACK_BIT if enemy == BLACK else 0
-    kingless: list[int] | None = None
     legal: list[Move] = []
     keep = legal.append
     for move in moves:
         kind, src, dst, _ = move
         if kind == NORMAL:
             if src == king:
-                # The king's own square must not shield it from a slider behind it.
-                if kingless is None:
-                    kingless = list(board)
-                    kingless[king] = 0
-                if not attacked(kingless, geo, dst, enemy):
-                    keep(move)
+                if attacked(board, geo, dst, enemy):
+                    continue
+                # The king's own square must not shield it from a slider behind it, on the line from dst.
+                line = LINES[dst][king]
+                if line:
+                    ray, slider = KING_RAYS[dst][line - 1]
+                    if _exposes(board, ray, slider | enemy_bit, king, -1):
+                        continue
+                keep(move)
                 continue
             if not checked:
                 # Nothing leaps differently, and only the line through the king that src is on can open.
