@@ -99,6 +99,7 @@ def _king_lines() -> tuple[tuple[bytes, ...], tuple[tuple[tuple[tuple[int, ...],
 #: moving a piece off p may expose k along that line (and only along it); KING_RAYS[k] holds each
 #: line with the slider (ROOK or BISHOP, besides the queen) that attacks along it.
 LINES, KING_RAYS = _king_lines()
+_NO_LINES = bytes(BOX)
 
 
 def geometry(state: TriDState) -> Geometry:
@@ -151,53 +152,80 @@ def in_check(state: TriDState) -> bool:
     return king >= 0 and attacked(state.board, geometry(state), king, 1 - state.turn)
 
 
-def _add(moves: list[Move], move: Move, promote: int) -> None:
-    """``move`` itself, or its four promotions where it reaches a promotion square (``promote`` set)."""
-    if promote:
-        for piece in PROMOTIONS:
-            moves.append(move._replace(promo=piece))
-    else:
-        moves.append(move)
+def _promotions(moves: list[Move], move: Move) -> None:
+    for piece in PROMOTIONS:
+        moves.append(move._replace(promo=piece))
 
 
 def pseudo_moves(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int,
                  fullmove: int, rules: Rules, geo: Geometry) -> list[Move]:
     """Moves that obey the movement rules, before the own-king test."""
+    return _generate(board, boards, turn, ep, fullmove, rules, geo, None)
+
+
+def _generate(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+              rules: Rules, geo: Geometry, guard: _KingGuard | None) -> list[Move]:
+    """The moves, in one fixed order; with a ``guard``, only those that leave the own king safe.
+
+    The guard looks only at the moves of a piece whose leaving could matter (the king, a piece on a
+    line through the king, an en-passant capture, every piece in check), so most moves pass untested.
+    """
     moves: list[Move] = []
     add = moves.append
     own_bit = BLACK_BIT if turn == BLACK else 0
     promo_squares = PROMOTION_SQUARES[turn]
+    if guard is None:
+        lines, king, checked = _NO_LINES, -1, False
+    else:
+        lines, king, checked = LINES[guard.king], guard.king, guard.checked
+    pawn_push, pawn_double, pawn_capture = geo.pawn_push[turn], geo.pawn_double[turn], geo.pawn_capture[turn]
+    knight_steps, king_steps, slides = geo.knight_steps, geo.king_steps, geo.slides
     for p in geo.squares:
         code = board[p]
         if not code or code & BLACK_BIT != own_bit:
             continue
         kind = code & 7
+        start = len(moves)
+        doubtful = checked or p == king or lines[p]
         if kind == PAWN:
-            for d, move in geo.pawn_push[turn][p]:
+            for d, move in pawn_push[p]:
                 if not board[d]:
-                    _add(moves, move, promo_squares[d])
+                    if promo_squares[d]:
+                        _promotions(moves, move)
+                    else:
+                        add(move)
             if code & UNMOVED:
-                for mid, (d, move) in geo.pawn_double[turn][p]:
+                for mid, (d, move) in pawn_double[p]:
                     if not board[mid] and not board[d]:
-                        _add(moves, move, promo_squares[d])
-            for d, move in geo.pawn_capture[turn][p]:
+                        if promo_squares[d]:
+                            _promotions(moves, move)
+                        else:
+                            add(move)
+            for d, move in pawn_capture[p]:
                 target = board[d]
                 if target:
                     if target & BLACK_BIT != own_bit:
-                        _add(moves, move, promo_squares[d])
+                        if promo_squares[d]:
+                            _promotions(moves, move)
+                        else:
+                            add(move)
                 elif d == ep:
-                    moves.append(Move(EP, p, d))
+                    add(Move(EP, p, d))
+                    doubtful = True  # the captured pawn's square opens too
             if code & ROOK_PAWN:
                 d = geo.rook_pawn[turn][p]
                 if d >= 0 and not board[d]:
-                    _add(moves, step(p, d)[1], promo_squares[d])
+                    if promo_squares[d]:
+                        _promotions(moves, step(p, d)[1])
+                    else:
+                        add(step(p, d)[1])
         elif kind in (KNIGHT, KING):
-            for d, move in (geo.knight_steps[p] if kind == KNIGHT else geo.king_steps[p]):
+            for d, move in (knight_steps[p] if kind == KNIGHT else king_steps[p]):
                 target = board[d]
                 if not target or target & BLACK_BIT != own_bit:
                     add(move)
         else:
-            for ray in geo.slides[kind][p]:
+            for ray in slides[kind][p]:
                 for d, move in ray:
                     target = board[d]
                     if target:
@@ -205,10 +233,15 @@ def pseudo_moves(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn
                             add(move)
                         break
                     add(move)
-    for side in (CASTLE_K, CASTLE_Q):
-        if castling_error(board, turn, side, fullmove, rules, geo, check_attacks=False) is None:
-            king_from, king_to, _, _ = CASTLING_SQUARES[(turn, side)]
-            moves.append(Move(side, king_from, king_to))
+        if doubtful and guard is not None and len(moves) > start:
+            moves[start:] = [move for move in moves[start:] if guard.allows(move)]
+    if not checked:  # V6 (d): never out of check
+        for side in (CASTLE_K, CASTLE_Q):
+            if castling_error(board, turn, side, fullmove, rules, geo, check_attacks=False) is None:
+                king_from, king_to, _, _ = CASTLING_SQUARES[(turn, side)]
+                castle = Move(side, king_from, king_to)
+                if guard is None or guard.allows(castle):
+                    add(castle)
     taken = {pin for pin, _ in boards}
     for pin, owner in boards:
         if owner != turn:
@@ -223,7 +256,13 @@ def pseudo_moves(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn
         else:
             for target in ADJACENT[pin]:
                 if target not in taken:
-                    _add(moves, Move(BOARD, pin, target), carried >= 0 and promo_squares[PIN_CELLS[target][carried]])
+                    shift = Move(BOARD, pin, target)
+                    if guard is not None and not guard.allows(shift):
+                        continue
+                    if carried >= 0 and promo_squares[PIN_CELLS[target][carried]]:
+                        _promotions(moves, shift)
+                    else:
+                        add(shift)
     return moves
 
 
@@ -355,52 +394,58 @@ def _exposes(board: Sequence[int], line: tuple[int, ...], slider: int, src: int,
     return False
 
 
+class _KingGuard:
+    """The own-king test of one position (exact geometry, V13), with what every move shares worked out once."""
+
+    __slots__ = ("board", "boards", "checked", "enemy", "enemy_bit", "geo", "king", "rules", "turn")
+
+    def __init__(self, board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, rules: Rules,
+                 geo: Geometry, king: int) -> None:
+        self.board, self.boards, self.turn, self.rules, self.geo, self.king = board, boards, turn, rules, geo, king
+        self.enemy = 1 - turn
+        self.enemy_bit = BLACK_BIT if self.enemy == BLACK else 0
+        self.checked = attacked(board, geo, king, self.enemy)
+
+    def allows(self, move: Move) -> bool:
+        """Whether ``move`` leaves the own king unattacked."""
+        kind, src, dst, _ = move
+        board, king = self.board, self.king
+        if kind == NORMAL:
+            if src == king:
+                if attacked(board, self.geo, dst, self.enemy):
+                    return False
+                # The king's own square must not shield it from a slider behind it, on the line from dst.
+                line = LINES[dst][king]
+                if not line:
+                    return True
+                ray, slider = KING_RAYS[dst][line - 1]
+                return not _exposes(board, ray, slider | self.enemy_bit, king, -1)
+            if not self.checked:
+                # Nothing leaps differently, and only the line through the king that src is on can open.
+                line = LINES[king][src]
+                if not line:
+                    return True
+                ray, slider = KING_RAYS[king][line - 1]
+                return not _exposes(board, ray, slider | self.enemy_bit, src, dst)
+        elif kind in (CASTLE_K, CASTLE_Q):
+            # Out of check (never castling in check, V6 (d)): the rook ends on the king's start square and
+            # shields the king's new square as the king did; the queenside rook leaves a0 or a9 at the
+            # box's edge, behind which no line continues. So the board as it is tells.
+            return not attacked(board, self.geo, dst, self.enemy)
+        return _safe(board, self.boards, self.turn, move, self.rules, self.geo, king, self.checked)
+
+
 def legal_raw(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
               rules: Rules, king: int | None = None, geo: Geometry | None = None) -> list[Move]:
     """The legal moves, in generation order; ``king`` and ``geo`` are the mover's king square and the geometry
     of ``boards`` where the caller knows them."""
     if geo is None:
         geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
-    moves = pseudo_moves(board, boards, turn, ep, fullmove, rules, geo)
     if king is None:
         king = king_square(board, turn)
     if king < 0:
-        return moves
-    enemy = 1 - turn
-    checked = attacked(board, geo, king, enemy)
-    if checked:
-        moves = [m for m in moves if m.kind not in (CASTLE_K, CASTLE_Q)]  # V6 (d)
-    lines, king_rays = LINES[king], KING_RAYS[king]
-    enemy_bit = BLACK_BIT if enemy == BLACK else 0
-    legal: list[Move] = []
-    keep = legal.append
-    for move in moves:
-        kind, src, dst, _ = move
-        if kind == NORMAL:
-            if src == king:
-                if attacked(board, geo, dst, enemy):
-                    continue
-                # The king's own square must not shield it from a slider behind it, on the line from dst.
-                line = LINES[dst][king]
-                if line:
-                    ray, slider = KING_RAYS[dst][line - 1]
-                    if _exposes(board, ray, slider | enemy_bit, king, -1):
-                        continue
-                keep(move)
-                continue
-            if not checked:
-                # Nothing leaps differently, and only the line through the king that src is on can open.
-                line = lines[src]
-                if not line:
-                    keep(move)
-                    continue
-                ray, slider = king_rays[line - 1]
-                if not _exposes(board, ray, slider | enemy_bit, src, dst):
-                    keep(move)
-                continue
-        if _safe(board, boards, turn, move, rules, geo, king, checked):
-            keep(move)
-    return legal
+        return _generate(board, boards, turn, ep, fullmove, rules, geo, None)
+    return _generate(board, boards, turn, ep, fullmove, rules, geo, _KingGuard(board, boards, turn, rules, geo, king))
 
 
 def legal_moves(state: TriDState) -> tuple[Move, ...]:
