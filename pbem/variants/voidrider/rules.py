@@ -70,8 +70,6 @@ _LOSES = [0] * (HEIGHT * 7)
 for _letter, (_king, _rook, _, _) in CASTLING.items():
     _LOSES[_king] |= _RIGHT_BITS[_letter]
     _LOSES[_rook] |= _RIGHT_BITS[_letter]
-#: Pawn space-move directions: never backward (rules text, "a Pawn may never move its space backwards").
-_PAWN_SPACE_DIRECTIONS = {True: (EAST, WEST, NORTH), False: (EAST, WEST, SOUTH)}
 
 
 def _mask(castling: str) -> int:
@@ -147,6 +145,7 @@ def _ray_indices() -> tuple[tuple[int, ...], ...]:
 
 #: RAY_INDEX[k][c]: which of ALL_RAYS[k] passes through c (0-3 orthogonal, 4-7 diagonal), or -1.
 _RAY_INDEX = _ray_indices()
+_NO_LINES = (-1,) * (HEIGHT * 7)
 
 
 def king_cell(board: str | list[str], white: bool) -> int:
@@ -175,17 +174,52 @@ _PAWN_AHEAD = {white: tuple(steps[NORTH if white else SOUTH] for steps in ORTHOG
 _PAWN_CAPTURES = {True: BLACK_PAWN_ATTACKERS, False: WHITE_PAWN_ATTACKERS}
 _LAST_RANK = {white: tuple(rank_of(c) == (HEIGHT - 1 if white else 0) for c in range(HEIGHT * 7))
               for white in (True, False)}
+#: A space move's one-cell steps per cell and direction set: (target, the target's other side neighbours,
+#: forward?). The target must be void and one of those neighbours a space (W2); see ``supported``.
+_SpaceStep = tuple[int, tuple[int, ...], bool]
+
+
+def _space_steps(directions: tuple[int, ...], forward: int) -> tuple[tuple[_SpaceStep, ...], ...]:
+    table = []
+    for frm in range(HEIGHT * 7):
+        found = []
+        for direction in directions:
+            to = ORTHOGONAL_STEPS[frm][direction]
+            if to >= 0:
+                found.append((to, tuple(c for c in SIDE_NEIGHBOURS[to] if c != frm), direction == forward))
+        table.append(tuple(found))
+    return tuple(table)
+
+
+_SPACE_STEPS = _space_steps((EAST, WEST, NORTH, SOUTH), -1)
+#: Pawn space moves: never backward (rules text, "a Pawn may never move its space backwards").
+_PAWN_SPACE_STEPS = {True: _space_steps((EAST, WEST, NORTH), NORTH), False: _space_steps((EAST, WEST, SOUTH), SOUTH)}
 
 
 def _pseudo(b: list[str], white: bool, rights: int) -> list[_Raw]:
+    return _generate(b, white, rights, None)
+
+
+def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) -> list[_Raw]:
+    """The moves in one fixed order; with a ``guard``, only those that leave the own king safe.
+
+    The guard judges only the moves of the pieces it watches; the others' moves pass untested.
+    """
     own, enemy = (_WHITE_PIECES, _BLACK_PIECES) if white else (_BLACK_PIECES, _WHITE_PIECES)
     moves: list[_Raw] = []
     add = moves.append
     last_rank = _LAST_RANK[white]
-    forward = NORTH if white else SOUTH
+    # Whose moves the guard judges: every piece in check, else the king and the pieces on a watched line.
+    if guard is None:
+        everything, king, lines, watched = False, -1, _NO_LINES, 0
+    else:
+        everything, king, lines, watched = guard.checked, guard.king, _RAY_INDEX[guard.king], guard.watched
     for frm, p in enumerate(b):
         if p not in own:
             continue
+        start = len(moves)
+        line = lines[frm]
+        doubtful = everything or frm == king or (line >= 0 and watched >> line & 1)
         kind = p.upper()
         if kind == "P":
             ahead = _PAWN_AHEAD[white][frm]
@@ -196,49 +230,59 @@ def _pseudo(b: list[str], white: bool, rights: int) -> list[_Raw]:
                 for to in _PAWN_CAPTURES[white][frm]:
                     if b[to] in enemy:
                         _add_pawn(add, frm, to, False, promotes)
-            for direction in _PAWN_SPACE_DIRECTIONS[white]:
-                to = ORTHOGONAL_STEPS[frm][direction]
-                if to >= 0 and b[to] == VOID and supported(b, to, frm):
-                    _add_pawn(add, frm, to, True, direction == forward and last_rank[to])
-            continue
-        if kind == "N" or kind == "K":
-            for to in KNIGHT_LEAPS[frm] if kind == "N" else KING_STEPS[frm]:
-                q = b[to]
-                if q != VOID and q not in own:
-                    add((frm, to, False, None))
-        elif kind == "V":
-            for ray in ALL_RAYS[frm]:
-                for to in ray:
-                    q = b[to]
-                    if q == VOID:
-                        continue  # W5: the Voidrider rides on across void to the first space
-                    if q not in own:
-                        add((frm, to, False, None))
-                    break
+            for to, others, ahead_of_it in _PAWN_SPACE_STEPS[white][frm]:
+                if b[to] == VOID:
+                    for c in others:
+                        if b[c] != VOID:
+                            _add_pawn(add, frm, to, True, ahead_of_it and last_rank[to])
+                            break
         else:
-            for ray in (ORTHOGONAL_RAYS if kind == "R" else DIAGONAL_RAYS)[frm]:
-                for to in ray:
+            if kind in ("N", "K"):
+                for to in KNIGHT_LEAPS[frm] if kind == "N" else KING_STEPS[frm]:
                     q = b[to]
-                    if q == EMPTY:
-                        add((frm, to, False, None))
-                        continue
                     if q != VOID and q not in own:
                         add((frm, to, False, None))
-                    break  # void blocks a slider (W5), as does any piece
-        # The space move: the piece carries its own space into void (W1-W3).
-        if kind == "V":
-            for ray in ORTHOGONAL_RAYS[frm]:
-                for to in ray:
-                    if b[to] != VOID:
+            elif kind == "V":
+                for ray in ALL_RAYS[frm]:
+                    for to in ray:
+                        q = b[to]
+                        if q == VOID:
+                            continue  # W5: the Voidrider rides on across void to the first space
+                        if q not in own:
+                            add((frm, to, False, None))
                         break
-                    if supported(b, to, frm):
-                        add((frm, to, True, None))
-        else:
-            for to in ORTHOGONAL_STEPS[frm]:
-                if to >= 0 and b[to] == VOID and supported(b, to, frm):
-                    add((frm, to, True, None))
+            else:
+                for ray in (ORTHOGONAL_RAYS if kind == "R" else DIAGONAL_RAYS)[frm]:
+                    for to in ray:
+                        q = b[to]
+                        if q == EMPTY:
+                            add((frm, to, False, None))
+                            continue
+                        if q != VOID and q not in own:
+                            add((frm, to, False, None))
+                        break  # void blocks a slider (W5), as does any piece
+            # The space move: the piece carries its own space into void (W1-W3).
+            if kind == "V":
+                for ray in ORTHOGONAL_RAYS[frm]:
+                    for to in ray:
+                        if b[to] != VOID:
+                            break
+                        if supported(b, to, frm):
+                            add((frm, to, True, None))
+            else:
+                for to, others, _ in _SPACE_STEPS[frm]:
+                    if b[to] == VOID:
+                        for c in others:  # ``supported``, inline: the generator's busiest test
+                            if b[c] != VOID:
+                                add((frm, to, True, None))
+                                break
+        if doubtful and guard is not None and len(moves) > start:
+            moves[start:] = [move for move in moves[start:] if guard.allows(move)]
     if rights:
+        start = len(moves)
         _castlings(b, white, rights, add)
+        if guard is not None and len(moves) > start:
+            moves[start:] = [move for move in moves[start:] if guard.allows(move)]
     return moves
 
 
@@ -297,48 +341,49 @@ def _unmake(b: list[str], move: _Raw, p: str, captured: str) -> None:
         b[rook_to] = EMPTY
 
 
-def _legal(b: list[str], white: bool, rights: int) -> list[_Raw]:
-    # W8: legality is judged on the resulting position, whose spaces may differ.
-    king_char = "K" if white else "k"
-    king = b.index(king_char)
-    rook, bishop, rider = ("r", "b", "v") if white else ("R", "B", "V")
-    checked = attacked(b, king, not white)
-    lines = _RAY_INDEX[king]
-    king_rays = ALL_RAYS[king]
-    # Lines through the king with an enemy piece on them that could attack along them (bit per line):
-    # no move can open the others.
-    threatened = 0
-    for line, ray in enumerate(king_rays):
-        slider = rook if line < 4 else bishop
-        for c in ray:
-            q = b[c]
-            if q in (slider, rider):
-                threatened |= 1 << line
-                break
-    legal: list[_Raw] = []
-    for move in _pseudo(b, white, rights):
+class _KingGuard:
+    """The own-king test of one position (W8: judged on the resulting position, whose spaces may differ)."""
+
+    __slots__ = ("board", "checked", "king", "king_char", "rider", "sliders", "watched", "white")
+
+    def __init__(self, b: list[str], white: bool) -> None:
+        self.board, self.white = b, white
+        self.king_char = "K" if white else "k"
+        self.king = king = b.index(self.king_char)
+        rook, bishop, self.rider = ("r", "b", "v") if white else ("R", "B", "V")
+        self.sliders = (rook,) * 4 + (bishop,) * 4  # per line through the king: 0-3 orthogonal, 4-7 diagonal
+        self.checked = attacked(b, king, not white)
+        # Out of check, a move of another piece can only expose the king along the line through the cell
+        # it leaves: emptied, that cell no longer blocks a slider; made void (a space move), it lets a
+        # Voidrider ride through. Knights, pawns and kings attack regardless, and the arrival cell only
+        # blocks (or removes an attacker). So only the lines with an enemy on them that could attack
+        # along them are watched (a bit per line).
+        self.watched = 0
+        for line, ray in enumerate(ALL_RAYS[king]):
+            slider = self.sliders[line]
+            for c in ray:
+                q = b[c]
+                if q == slider or q == self.rider:
+                    self.watched |= 1 << line
+                    break
+
+    def allows(self, move: _Raw) -> bool:
+        """Whether ``move`` leaves the own king unattacked."""
+        b, king = self.board, self.king
         frm = move[0]
-        if frm != king and not checked:
-            # Out of check, a move of another piece can only expose the king along the line through the
-            # cell it leaves: emptied, that cell no longer blocks a slider; made void (a space move), it
-            # lets a Voidrider ride through. Knights, pawns and kings attack regardless, and the arrival
-            # cell only blocks (or removes an attacker).
-            line = lines[frm]
-            if line < 0 or not threatened >> line & 1:
-                legal.append(move)
-                continue
-            p = b[frm]
-            captured = _make(b, move)
-            if not _line_attacks(b, king_rays[line], rook if line < 4 else bishop, rider):
-                legal.append(move)
-            _unmake(b, move, p, captured)
-            continue
         p = b[frm]
         captured = _make(b, move)
-        if not attacked(b, move[1] if p == king_char else king, not white):
-            legal.append(move)
+        if frm != king and not self.checked:
+            line = _RAY_INDEX[king][frm]
+            safe = line < 0 or not _line_attacks(b, ALL_RAYS[king][line], self.sliders[line], self.rider)
+        else:
+            safe = not attacked(b, move[1] if p == self.king_char else king, not self.white)
         _unmake(b, move, p, captured)
-    return legal
+        return safe
+
+
+def _legal(b: list[str], white: bool, rights: int) -> list[_Raw]:
+    return _generate(b, white, rights, _KingGuard(b, white))
 
 
 @lru_cache(maxsize=8192)
