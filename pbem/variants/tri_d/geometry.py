@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from pbem.engine.geometry import Grid, rays
 from pbem.variants.tri_d.model import (
@@ -202,6 +203,44 @@ def _rook_pawn(color: int) -> tuple[int, ...]:
 _ROOK_PAWN = (_rook_pawn(WHITE), _rook_pawn(BLACK))
 
 
+@lru_cache(maxsize=65536)
+def _steps(origin: int, targets: tuple[int, ...]) -> tuple[Step, ...]:
+    """The steps to ``targets``, one shared tuple per origin and targets (placements share most of them)."""
+    return tuple(step(origin, q) for q in targets)
+
+
+class _Slides(NamedTuple):
+    """A position's slider rays cut down to the surfaces: cells, and the steps of each slider."""
+
+    orthogonal: tuple[tuple[int, ...], ...]
+    diagonal: tuple[tuple[int, ...], ...]
+    rook: tuple[tuple[Step, ...], ...]
+    bishop: tuple[tuple[Step, ...], ...]
+    queen: tuple[tuple[Step, ...], ...]
+
+
+#: Per position, the pins (a bit each) whose attack board would have a cell on its slider rays: only
+#: those decide its cut rays, which every placement alike there then shares.
+_PIN_OF_CELL = {cell: index for index, pin in enumerate(PINS) for cell in pin.cells}
+_RAY_PINS = tuple(sum({1 << _PIN_OF_CELL[q] for ray in (*ORTHOGONAL_RAYS[p], *DIAGONAL_RAYS[p]) for q in ray
+                       if q in _PIN_OF_CELL}) for p in range(BOX))
+
+
+@lru_cache(maxsize=65536)
+def _slides(p: int, placed: int) -> _Slides:
+    """The cut rays of ``p`` with attack boards on the pins of the bit set ``placed``."""
+    surface = _MAIN.union(*(pin.cells for index, pin in enumerate(PINS) if placed >> index & 1))
+
+    def cut(rays: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+        kept = (tuple(q for q in ray if q in surface) for ray in rays)
+        return tuple(ray for ray in kept if ray)
+
+    orthogonal, diagonal = cut(ORTHOGONAL_RAYS[p]), cut(DIAGONAL_RAYS[p])
+    rook = tuple(_steps(p, ray) for ray in orthogonal)
+    bishop = tuple(_steps(p, ray) for ray in diagonal)
+    return _Slides(orthogonal, diagonal, rook, bishop, rook + bishop)
+
+
 @lru_cache(maxsize=8192)
 def geometry_for(pins: tuple[int, ...], knight_two_routes: bool = True) -> Geometry:
     """The geometry with attack boards on ``pins`` (sorted pin indices)."""
@@ -252,19 +291,26 @@ def geometry_for(pins: tuple[int, ...], knight_two_routes: bool = True) -> Geome
             if p in board_at:
                 target = _ROOK_PAWN[color][p]
                 rook_pawn[color][p] = target if target >= 0 and surface[target] else -1
-    def on_surface(table: tuple[tuple[tuple[int, ...], ...], ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
-        cut: list[tuple[tuple[int, ...], ...]] = [()] * BOX
+    def steps_of(table: list[tuple[int, ...]]) -> tuple[tuple[Step, ...], ...]:
+        found: list[tuple[Step, ...]] = [()] * BOX
         for p in squares:
-            kept = (tuple(q for q in ray if surface[q]) for ray in table[p])
-            cut[p] = tuple(ray for ray in kept if ray)
-        return tuple(cut)
+            found[p] = _steps(p, table[p])
+        return tuple(found)
 
-    def steps_of(table: tuple[tuple[int, ...], ...] | list[tuple[int, ...]]) -> tuple[tuple[Step, ...], ...]:
-        return tuple(tuple(step(p, q) for q in table[p]) for p in range(BOX))
+    def doubles(color: int) -> tuple[tuple[tuple[int, Step], ...], ...]:
+        found: list[tuple[tuple[int, Step], ...]] = [()] * BOX
+        for p in squares:
+            found[p] = tuple((mid, step(p, d)) for mid, d in double[color][p])
+        return tuple(found)
 
-    orthogonal, diagonal = on_surface(ORTHOGONAL_RAYS), on_surface(DIAGONAL_RAYS)
-    rook_slides = tuple(tuple(tuple(step(p, q) for q in ray) for ray in orthogonal[p]) for p in range(BOX))
-    bishop_slides = tuple(tuple(tuple(step(p, q) for q in ray) for ray in diagonal[p]) for p in range(BOX))
+    orthogonal: list[tuple[tuple[int, ...], ...]] = [()] * BOX
+    diagonal: list[tuple[tuple[int, ...], ...]] = [()] * BOX
+    slides: dict[int, list[tuple[tuple[Step, ...], ...]]] = {ROOK: [()] * BOX, BISHOP: [()] * BOX, QUEEN: [()] * BOX}
+    placed = sum(1 << index for index in pins)
+    for p in squares:
+        cut = _slides(p, placed & _RAY_PINS[p])
+        orthogonal[p], diagonal[p] = cut.orthogonal, cut.diagonal
+        slides[ROOK][p], slides[BISHOP][p], slides[QUEEN][p] = cut.rook, cut.bishop, cut.queen
     return Geometry(
         pins=pins,
         surface=bytes(surface),
@@ -273,17 +319,15 @@ def geometry_for(pins: tuple[int, ...], knight_two_routes: bool = True) -> Geome
         knight=tuple(knight),
         king=tuple(king),
         pawn_push=(steps_of(push[0]), steps_of(push[1])),
-        pawn_double=tuple(tuple(tuple((mid, step(p, d)) for mid, d in double[color][p]) for p in range(BOX))
-                          for color in (WHITE, BLACK)),
+        pawn_double=(doubles(WHITE), doubles(BLACK)),
         pawn_capture=(steps_of(capture[0]), steps_of(capture[1])),
         rook_pawn=(tuple(rook_pawn[0]), tuple(rook_pawn[1])),
         knight_from=_reverse(knight, squares),
         king_from=_reverse(king, squares),
         pawn_from=(_reverse(capture[0], squares), _reverse(capture[1], squares)),
-        orthogonal=orthogonal,
-        diagonal=diagonal,
-        slides={ROOK: rook_slides, BISHOP: bishop_slides,
-                QUEEN: tuple(rook_slides[p] + bishop_slides[p] for p in range(BOX))},
+        orthogonal=tuple(orthogonal),
+        diagonal=tuple(diagonal),
+        slides={kind: tuple(table) for kind, table in slides.items()},
         knight_steps=steps_of(knight),
         king_steps=steps_of(king),
     )
