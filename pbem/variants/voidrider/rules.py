@@ -55,6 +55,8 @@ _Raw = tuple[int, int, bool, str | None]
 
 _WHITE_PIECES = "KRBNPV"
 _BLACK_PIECES = "krbnpv"
+#: A piece letter's kind (its upper case), looked up faster than str.upper in the move generator.
+_KIND = {letter: letter.upper() for letter in _WHITE_PIECES + _BLACK_PIECES}
 
 #: Castling right letter -> (king home, rook home, king target, rook target); O-O is toward the g-file.
 CASTLING: dict[str, tuple[int, int, int, int]] = {
@@ -209,6 +211,7 @@ def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) 
     moves: list[_Raw] = []
     add = moves.append
     last_rank = _LAST_RANK[white]
+    pawn_ahead, pawn_captures, pawn_space_steps = _PAWN_AHEAD[white], _PAWN_CAPTURES[white], _PAWN_SPACE_STEPS[white]
     # Whose moves the guard judges: every piece in check, else the king and the pieces on a watched line.
     if guard is None:
         everything, king, lines, watched = False, -1, _NO_LINES, 0
@@ -220,21 +223,30 @@ def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) 
         start = len(moves)
         line = lines[frm]
         doubtful = everything or frm == king or (line >= 0 and watched >> line & 1)
-        kind = p.upper()
+        kind = _KIND[p]
         if kind == "P":
-            ahead = _PAWN_AHEAD[white][frm]
+            ahead = pawn_ahead[frm]
             if ahead >= 0:
                 promotes = last_rank[ahead]
                 if b[ahead] == EMPTY:
-                    _add_pawn(add, frm, ahead, False, promotes)
-                for to in _PAWN_CAPTURES[white][frm]:
+                    if promotes:
+                        _promotions(add, frm, ahead, False)
+                    else:
+                        add((frm, ahead, False, None))
+                for to in pawn_captures[frm]:
                     if b[to] in enemy:
-                        _add_pawn(add, frm, to, False, promotes)
-            for to, others, ahead_of_it in _PAWN_SPACE_STEPS[white][frm]:
+                        if promotes:
+                            _promotions(add, frm, to, False)
+                        else:
+                            add((frm, to, False, None))
+            for to, others, ahead_of_it in pawn_space_steps[frm]:
                 if b[to] == VOID:
                     for c in others:
                         if b[c] != VOID:
-                            _add_pawn(add, frm, to, True, ahead_of_it and last_rank[to])
+                            if ahead_of_it and last_rank[to]:
+                                _promotions(add, frm, to, True)
+                            else:
+                                add((frm, to, True, None))
                             break
         else:
             if kind in ("N", "K"):
@@ -286,12 +298,9 @@ def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) 
     return moves
 
 
-def _add_pawn(add: Callable[[_Raw], None], frm: int, to: int, space: bool, promotes: bool) -> None:
-    if promotes:
-        for letter in PROMOTIONS:
-            add((frm, to, space, letter))
-    else:
-        add((frm, to, space, None))
+def _promotions(add: Callable[[_Raw], None], frm: int, to: int, space: bool) -> None:
+    for letter in PROMOTIONS:
+        add((frm, to, space, letter))
 
 
 def _castlings(b: list[str], white: bool, rights: int, add: Callable[[_Raw], None]) -> None:
