@@ -94,11 +94,23 @@ def attacked(board: str | list[str], target: int, by_white: bool) -> bool:
     Sliders stop at void (W5); the Voidrider attacks the first space in each of the eight
     directions, adjacent or across void (W11); knights leap.
     """
+    if _leaped(board, target, by_white):
+        return True
+    rook, bishop, rider = "RBV" if by_white else "rbv"
+    for rays, slider in ((ORTHOGONAL_RAYS[target], rook), (DIAGONAL_RAYS[target], bishop)):
+        for ray in rays:
+            if _line_attacks(board, ray, slider, rider):
+                return True
+    return False
+
+
+def _leaped(board: str | list[str], target: int, by_white: bool) -> bool:
+    """Is ``target`` attacked by a knight, king or pawn of the side ``by_white`` (nothing blocks them)?"""
     if by_white:
-        knight, king, pawn, rook, bishop, rider = "NKPRBV"
+        knight, king, pawn = "NKP"
         pawn_cells = WHITE_PAWN_ATTACKERS[target]
     else:
-        knight, king, pawn, rook, bishop, rider = "nkprbv"
+        knight, king, pawn = "nkp"
         pawn_cells = BLACK_PAWN_ATTACKERS[target]
     for c in KNIGHT_LEAPS[target]:
         if board[c] == knight:
@@ -106,13 +118,9 @@ def attacked(board: str | list[str], target: int, by_white: bool) -> bool:
     for c in KING_STEPS[target]:
         if board[c] == king:
             return True
-    for c in pawn_cells:
+    for c in pawn_cells:  # noqa: SIM110 - a plain loop beats any() here
         if board[c] == pawn:
             return True
-    for rays, slider in ((ORTHOGONAL_RAYS[target], rook), (DIAGONAL_RAYS[target], bishop)):
-        for ray in rays:
-            if _line_attacks(board, ray, slider, rider):
-                return True
     return False
 
 
@@ -361,7 +369,6 @@ class _KingGuard:
         self.king = king = b.index(self.king_char)
         rook, bishop, self.rider = ("r", "b", "v") if white else ("R", "B", "V")
         self.sliders = (rook,) * 4 + (bishop,) * 4  # per line through the king: 0-3 orthogonal, 4-7 diagonal
-        self.checked = attacked(b, king, not white)
         # Out of check, a move of another piece can only expose the king along the line through the cell
         # it leaves: emptied, that cell no longer blocks a slider; made void (a space move), it lets a
         # Voidrider ride through. Knights, pawns and kings attack regardless, and the arrival cell only
@@ -375,6 +382,10 @@ class _KingGuard:
                 if q == slider or q == self.rider:
                     self.watched |= 1 << line
                     break
+        # In check: attacked(b, king, not white), asking only the lines that have an attacker on them.
+        self.checked = _leaped(b, king, not white) or any(
+            _line_attacks(b, ray, self.sliders[line], self.rider)
+            for line, ray in enumerate(ALL_RAYS[king]) if self.watched >> line & 1)
 
     def allows(self, move: _Raw) -> bool:
         """Whether ``move`` leaves the own king unattacked."""
