@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
+from itertools import compress
 
 from pbem.engine.base import Outcome, Seat, automatic_draw
 from pbem.variants.space_chess.geometry import (
@@ -212,10 +213,8 @@ def _pseudo(pos: Position, check: bool, king: int = -1, pinned: int = 0) -> tupl
     keep = moves.append
     colour_index = 0 if us == WHITE else 1
     last_rank = 7 if us == WHITE else 0
-    for origin, piece in enumerate(board):
-        if not piece:
-            continue
-        piece *= us
+    for origin in compress(SQUARES, board):  # the occupied squares, found in C
+        piece = board[origin] * us
         if piece < 0:
             continue
         first = unmoved >> origin & 1
@@ -258,6 +257,10 @@ def _pseudo(pos: Position, check: bool, king: int = -1, pinned: int = 0) -> tupl
             doubt = 2
         else:
             doubt = 1
+        if first:
+            # S3, S4, S7, S11: toward the middle level, one level or, from a star, two (-1: off the levels).
+            toward = level + us if 0 <= level + us < 3 else -1
+            further = level + 2 * us if 0 <= level + 2 * us < 3 and (two_all or piece == PAWN) else -1
         for landing, by_level in landings:
             if promoting and (landing & 63) >> 3 == last_rank and pos.promotes(landing):
                 for promotion in _PROMOTIONS:
@@ -267,42 +270,31 @@ def _pseudo(pos: Position, check: bool, king: int = -1, pinned: int = 0) -> tupl
                         if not judge or _safe(pos, move, king, check, pinned):
                             keep(move)
                 continue
+            start = len(moves)
+            base = landing & 63
             if first:
-                # S3, S4, S7, S11: toward the middle level, one level or, from a star, two.
-                toward = level + us
-                chosen: list[Move] = []
-                if 0 <= toward < 3 and board[(landing & 63) + 64 * toward] == 0:
-                    chosen.append(by_level[toward])
-                if star[landing] and (two_all or piece == PAWN):
-                    toward += us
-                    if 0 <= toward < 3 and board[(landing & 63) + 64 * toward] == 0:
-                        chosen.append(by_level[toward])
                 if piece == KING:
-                    chosen.insert(0, by_level[level])  # the king may always stay
-                elif not chosen:
-                    chosen.append(by_level[level])
-                elif want_stays:
-                    stays.append(by_level[level])
+                    keep(by_level[level])  # the king may always stay
+                if toward >= 0 and board[base + 64 * toward] == 0:
+                    keep(by_level[toward])
+                if further >= 0 and star[landing] and board[base + 64 * further] == 0:
+                    keep(by_level[further])
+                if piece != KING:
+                    if len(moves) == start:
+                        keep(by_level[level])  # no transfer square is free: it stays
+                    elif want_stays:
+                        stays.append(by_level[level])
             elif star[landing] or (piece == KING and symbol[landing]):
                 # From a star 1 or 2 levels either way; the king also 1 level from a king symbol. Optional.
-                chosen = [by_level[level]]
+                keep(by_level[level])
                 for other in range(3):
                     if other != level and (star[landing] or abs(other - level) == 1) \
-                            and board[(landing & 63) + 64 * other] == 0:
-                        chosen.append(by_level[other])
+                            and board[base + 64 * other] == 0:
+                        keep(by_level[other])
             else:
-                move = by_level[level]
-                if not doubt or (doubt == 1 and (board[landing] or piece != PAWN or not (landing - origin) & 7)) \
-                        or _safe(pos, move, king, check, pinned):
-                    keep(move)
-                continue
-            if not doubt:
-                moves.extend(chosen)
-                continue
-            for move in chosen:
-                if (doubt == 1 and not board[landing] and (piece != PAWN or not (landing - origin) & 7)) \
-                        or _safe(pos, move, king, check, pinned):
-                    keep(move)
+                keep(by_level[level])
+            if doubt and (doubt == 2 or board[landing] or (piece == PAWN and (landing - origin) & 7)):
+                moves[start:] = [move for move in moves[start:] if _safe(pos, move, king, check, pinned)]
         if piece == KING and first and not check:
             castlings: list[Move] = []
             _castlings(pos, origin, castlings)
