@@ -454,7 +454,7 @@ def legal_moves(state: TriDState) -> tuple[Move, ...]:
 
 
 @lru_cache(maxsize=512)
-def _legal_cached(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+def _legal_cached(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
                   rules: Rules) -> tuple[Move, ...]:
     return tuple(legal_raw(board, boards, turn, ep, fullmove, rules))
 
