@@ -66,6 +66,9 @@ CASTLING: dict[str, tuple[int, int, int, int]] = {
     "g": (cell(3, 7), cell(6, 7), cell(5, 7), cell(4, 7)),
 }
 _RIGHT_BITS = {"A": 1, "G": 2, "a": 4, "g": 8}
+#: Castling right letter -> the slice of cells strictly between king and rook, and that slice all empty.
+_BETWEEN = {letter: (min(king, rook) + 1, max(king, rook), [EMPTY] * (abs(king - rook) - 1))
+            for letter, (king, rook, _, _) in CASTLING.items()}
 _ORDER = "AGag"
 #: Rights lost when a move starts or ends on a cell: the king's or that rook's home.
 _LOSES = [0] * (HEIGHT * 7)
@@ -202,6 +205,9 @@ def _space_steps(directions: tuple[int, ...], forward: int) -> tuple[tuple[_Spac
 
 
 _SPACE_STEPS = _space_steps((EAST, WEST, NORTH, SOUTH), -1)
+#: The Voidrider's space moves run on across void (W5): per cell, its orthogonal rays as space steps.
+_RIDER_SPACE_RAYS = tuple(tuple(tuple((to, tuple(c for c in SIDE_NEIGHBOURS[to] if c != frm)) for to in ray)
+                                for ray in ORTHOGONAL_RAYS[frm]) for frm in range(HEIGHT * 7))
 #: Pawn space moves: never backward (rules text, "a Pawn may never move its space backwards").
 _PAWN_SPACE_STEPS = {True: _space_steps((EAST, WEST, NORTH), NORTH), False: _space_steps((EAST, WEST, SOUTH), SOUTH)}
 
@@ -228,9 +234,9 @@ def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) 
     for frm, p in enumerate(b):
         if p not in own:
             continue
-        start = len(moves)
         line = lines[frm]
         doubtful = everything or frm == king or (line >= 0 and watched >> line & 1)
+        start = len(moves) if doubtful else 0
         kind = _KIND[p]
         if kind == "P":
             ahead = pawn_ahead[frm]
@@ -283,12 +289,14 @@ def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) 
                         break  # void blocks a slider (W5), as does any piece
             # The space move: the piece carries its own space into void (W1-W3).
             if kind == "V":
-                for ray in ORTHOGONAL_RAYS[frm]:
-                    for to in ray:
+                for run in _RIDER_SPACE_RAYS[frm]:
+                    for to, others in run:
                         if b[to] != VOID:
                             break
-                        if supported(b, to, frm):
-                            add((frm, to, True, None))
+                        for c in others:  # ``supported``, inline
+                            if b[c] != VOID:
+                                add((frm, to, True, None))
+                                break
             else:
                 for to, others, _ in _SPACE_STEPS[frm]:
                     if b[to] == VOID:
@@ -319,9 +327,9 @@ def _castlings(b: list[str], white: bool, rights: int, add: Callable[[_Raw], Non
         home, rook_home, target, passed = CASTLING[letter]
         if b[home] != king or b[rook_home] != rook:
             continue
-        step = 1 if rook_home > home else -1
         # Every cell between king and rook must be a space, and empty (section 5.3, W7).
-        if any(b[c] != EMPTY for c in range(home + step, rook_home, step)):
+        low, high, empty = _BETWEEN[letter]
+        if b[low:high] != empty:
             continue
         if any(attacked(b, c, not white) for c in (home, passed, target)):
             continue
