@@ -325,29 +325,49 @@ def make(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, m
          rules: Rules) -> tuple[list[int], tuple[tuple[int, int], ...]]:
     """The board and attack boards after ``move``; ownership is not yet re-evaluated."""
     after = list(board)
+    return after, _apply(after, boards, turn, move, rules)[0]
+
+
+#: What undoes a move played in place: (position, code it held) pairs.
+_Undo = list[tuple[int, int]]
+
+
+def _apply(board: list[int], boards: tuple[tuple[int, int], ...], turn: int, move: Move,
+           rules: Rules) -> tuple[tuple[tuple[int, int], ...], _Undo]:
+    """Play ``move`` on ``board`` in place: the attack boards after it (ownership not yet re-evaluated)
+    and what undoes it (``_undo``); every changed position is saved before any change."""
     kind, src, dst, promo = move
     if kind == BOARD:
         old, new = PIN_CELLS[src], PIN_CELLS[dst]
+        saved = [(cell, board[cell]) for cell in (*old, *new)]
         for i, cell in enumerate(old):
-            code = after[cell]
+            code = board[cell]
             if code:
-                after[cell] = 0
+                board[cell] = 0
                 if promo:
                     code = promo | (code & BLACK_BIT)
                 elif not rules.carried_double_step:
                     code &= ~UNMOVED
-                after[new[i]] = code  # V10: the pawn keeps its cell relative to the pin
-        boards = tuple(sorted((dst if pin == src else pin, owner) for pin, owner in boards))
-        return after, boards
+                board[new[i]] = code  # V10: the pawn keeps its cell relative to the pin
+        return tuple(sorted((dst if pin == src else pin, owner) for pin, owner in boards)), saved
     if kind in (CASTLE_K, CASTLE_Q):
-        _castle(after, turn, kind)
-        return after, boards
-    code = after[src]
-    after[src] = 0
+        saved = [(cell, board[cell]) for cell in CASTLING_SQUARES[(turn, kind)]]
+        _castle(board, turn, kind)
+        return boards, saved
+    code = board[src]
+    saved = [(src, code), (dst, board[dst])]
+    board[src] = 0
     if kind == EP:
-        after[_victim(dst, turn)] = 0
-    after[dst] = (promo | (code & BLACK_BIT)) if promo else code & ~UNMOVED
-    return after, boards
+        victim = _victim(dst, turn)
+        saved.append((victim, board[victim]))
+        board[victim] = 0
+    board[dst] = (promo | (code & BLACK_BIT)) if promo else code & ~UNMOVED
+    return boards, saved
+
+
+def _undo(board: list[int], saved: _Undo) -> None:
+    for cell, code in saved:
+        board[cell] = code
 
 
 def update_owners(board: Sequence[int],
@@ -472,14 +492,17 @@ def _new_ep(board: Sequence[int], move: Move, turn: int, geo: Geometry) -> int:
 def perft(state: TriDState, depth: int) -> int:
     """Leaf nodes of the legal-move tree (draws by claim or by count are ignored, as for ``pbem perft``)."""
     kings = (king_square(state.board, WHITE), king_square(state.board, BLACK))
-    return _perft(state.board, state.boards, state.turn, state.ep, state.fullmove, state.rules, depth, kings)
+    return _perft(list(state.board), state.boards, state.turn, state.ep, state.fullmove, state.rules, depth, kings,
+                  None)
 
 
-def _perft(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
-           rules: Rules, depth: int, kings: tuple[int, int]) -> int:
+def _perft(board: list[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+           rules: Rules, depth: int, kings: tuple[int, int], geo: Geometry | None) -> int:
+    """Perft by make/unmake on one board; ``geo`` is the geometry of ``boards`` where the caller knows it."""
     if depth == 0:
         return 1
-    geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
+    if geo is None:
+        geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
     moves = legal_raw(board, boards, turn, ep, fullmove, rules, kings[turn], geo)
     if depth == 1:
         return len(moves)
@@ -488,16 +511,18 @@ def _perft(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int,
     next_full = fullmove + (1 if turn == BLACK else 0)
     for move in moves:
         kind, src, dst, _ = move
-        after, new_boards = make(board, boards, turn, move, rules)
+        next_ep = _new_ep(board, move, turn, geo)
+        new_boards, saved = _apply(board, boards, turn, move, rules)
         if kind != NORMAL or src in on_boards or dst in on_boards:
-            new_boards = update_owners(after, new_boards)  # only then can an attack board's occupants change
+            new_boards = update_owners(board, new_boards)  # only then can an attack board's occupants change
         king = kings[turn]
         if kind == NORMAL and src == king:
             king = dst
         elif kind in (CASTLE_K, CASTLE_Q):
             king = CASTLING_SQUARES[(turn, kind)][1]
-        total += _perft(after, new_boards, 1 - turn, _new_ep(board, move, turn, geo), next_full, rules,
-                        depth - 1, (king, kings[1]) if turn == WHITE else (kings[0], king))
+        total += _perft(board, new_boards, 1 - turn, next_ep, next_full, rules, depth - 1,
+                        (king, kings[1]) if turn == WHITE else (kings[0], king), None if kind == BOARD else geo)
+        _undo(board, saved)
     return total
 
 
