@@ -222,6 +222,7 @@ def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) 
     The guard judges only the moves of the pieces it watches; the others' moves pass untested.
     """
     own, enemy = (_WHITE_PIECES, _BLACK_PIECES) if white else (_BLACK_PIECES, _WHITE_PIECES)
+    open_cells = EMPTY + enemy  # where a piece may land: an empty space or an enemy piece
     moves: list[_Raw] = []
     add = moves.append
     last_rank = _LAST_RANK[white]
@@ -265,8 +266,7 @@ def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) 
         else:
             if kind in ("N", "K"):
                 for to in KNIGHT_LEAPS[frm] if kind == "N" else KING_STEPS[frm]:
-                    q = b[to]
-                    if q != VOID and q not in own:
+                    if b[to] in open_cells:
                         add((frm, to, False, None))
             elif kind == "V":
                 for ray in ALL_RAYS[frm]:
@@ -284,7 +284,7 @@ def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) 
                         if q == EMPTY:
                             add((frm, to, False, None))
                             continue
-                        if q != VOID and q not in own:
+                        if q in enemy:
                             add((frm, to, False, None))
                         break  # void blocks a slider (W5), as does any piece
             # The space move: the piece carries its own space into void (W1-W3).
