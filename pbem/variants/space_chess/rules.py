@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
+from itertools import compress
 
 from pbem.engine.base import Outcome, Seat, automatic_draw
 from pbem.variants.space_chess.geometry import (
@@ -164,69 +165,140 @@ def _transfers(pos: Position, landing: int, first: int, kind: int) -> tuple[list
     return [landing], -1
 
 
-def _pseudo(pos: Position, check: bool) -> tuple[list[Move], list[Move]]:
-    """Moves that obey everything but king safety, and the S5 stay candidates (first moves kept on the level)."""
+#: A landing square and the three moves that end on it: index = final level (one is the stay on the level).
+_Landing = tuple[int, tuple[Move, Move, Move]]
+
+
+def _landing(origin: int, landing: int) -> _Landing:
+    base = landing & 63
+    return landing, (Move(origin, landing, base), Move(origin, landing, base + 64), Move(origin, landing, base + 128))
+
+
+def _landings(table: tuple[tuple[int, ...], ...]) -> tuple[tuple[_Landing, ...], ...]:
+    return tuple(tuple(_landing(origin, landing) for landing in table[origin]) for origin in SQUARES)
+
+
+def _pawn_steps(step: int) -> tuple[_Landing | None, ...]:
+    """Per square, the landing ``step`` squares ahead on the same level, or None off the level."""
+    return tuple(_landing(origin, origin + step) if 0 <= (origin & 63) + step < 64 else None for origin in SQUARES)
+
+
+# The move objects are built once here, so that generation only picks them (a search generates millions).
+_KNIGHT_LANDINGS = _landings(KNIGHT_JUMPS)
+_KING_LANDINGS = _landings(KING_STEPS)
+_PAWN_LANDINGS = (_landings(PAWN_CAPTURES[0]), _landings(PAWN_CAPTURES[1]))
+#: Per colour index: a pawn's single and double step (None where it would leave the level).
+_PAWN_SINGLE = (_pawn_steps(8), _pawn_steps(-8))
+_PAWN_DOUBLE = (_pawn_steps(16), _pawn_steps(-16))
+_RAY_LANDINGS = {kind: tuple(tuple(tuple(_landing(origin, landing) for landing in ray) for ray in rays[origin])
+                             for origin in SQUARES)
+                 for kind, rays in ((ROOK, ROOK_RAYS), (BISHOP, BISHOP_RAYS),
+                                    (QUEEN, tuple(ROOK_RAYS[o] + BISHOP_RAYS[o] for o in SQUARES)))}
+
+
+def _pseudo(pos: Position, check: bool, king: int = -1, pinned: int = 0) -> tuple[list[Move], list[Move]]:
+    """Moves that obey everything but king safety, and the S5 stay candidates (first moves kept on the level).
+
+    With the mover's ``king`` given, the moves are judged as they are made (``_safe``) and only the
+    legal ones are kept, in the same order; the stay candidates are then collected only in check,
+    where S5 may allow them. Without it (-1) nothing is judged and every stay candidate is kept.
+    """
     board, us, unmoved, ep = pos.board, pos.us, pos.unmoved, pos.ep
+    star, symbol, two_all = pos.star, pos.symbol, pos.two_all
+    judge = king >= 0
+    want_stays = check or not judge
+    king_level = king >> 6
     moves: list[Move] = []
     stays: list[Move] = []
+    keep = moves.append
     colour_index = 0 if us == WHITE else 1
-    forward = 8 * us
     last_rank = 7 if us == WHITE else 0
-
-    def add(origin: int, landing: int, first: int, kind: int) -> None:
-        finals, stay = _transfers(pos, landing, first, kind)
-        for final in finals:
-            moves.append(Move(origin, landing, final))
-        if stay >= 0:
-            stays.append(Move(origin, landing, stay))
-
-    for origin in SQUARES:
+    for origin in compress(SQUARES, board):  # the occupied squares, found in C
         piece = board[origin] * us
-        if piece <= 0:
+        if piece < 0:
             continue
         first = unmoved >> origin & 1
+        level = origin >> 6
+        promoting = False
         if piece == PAWN:
             if (origin & 63) >> 3 == last_rank:
                 continue  # a pawn left on the last rank of a non-promotion level has no moves (S9 option)
-            landings = []
-            one = origin + forward
-            if board[one] == 0:
-                landings.append(one)
-                two = one + forward
-                if first and two >> 6 == origin >> 6 and board[two] == 0:
-                    landings.append(two)
-            for target in PAWN_CAPTURES[colour_index][origin]:
+            landings: list[_Landing] = []
+            single = _PAWN_SINGLE[colour_index][origin]
+            if single is not None and board[single[0]] == 0:
+                landings.append(single)
+                double = _PAWN_DOUBLE[colour_index][origin]
+                if first and double is not None and board[double[0]] == 0:
+                    landings.append(double)
+            for capture in _PAWN_LANDINGS[colour_index][origin]:
+                target = capture[0]
                 if board[target] * us < 0 or target == ep:
-                    landings.append(target)
-            for landing in landings:
-                if (landing & 63) >> 3 == last_rank and pos.promotes(landing):
-                    for promotion in _PROMOTIONS:
-                        finals, _ = _transfers(pos, landing, 0, promotion)  # S15: the new piece has moved
-                        for final in finals:
-                            moves.append(Move(origin, landing, final, promotion))
-                else:
-                    add(origin, landing, first, PAWN)
-        elif piece == KNIGHT:
-            for target in KNIGHT_JUMPS[origin]:
-                if board[target] * us <= 0:
-                    add(origin, target, first, KNIGHT)
-        elif piece == KING:
-            for target in KING_STEPS[origin]:
-                if board[target] * us <= 0:
-                    add(origin, target, first, KING)
-            if first and not check:
-                _castlings(pos, origin, moves)
+                    landings.append(capture)
+            promoting = (last_rank - ((origin & 63) >> 3)) * us <= 2  # a step or a double step reaches it
+        elif piece in (KNIGHT, KING):
+            landings = [landing for landing in (_KNIGHT_LANDINGS if piece == KNIGHT else _KING_LANDINGS)[origin]
+                        if board[landing[0]] * us <= 0]
         else:
-            rays = (ROOK_RAYS[origin] if piece == ROOK else BISHOP_RAYS[origin] if piece == BISHOP
-                    else ROOK_RAYS[origin] + BISHOP_RAYS[origin])
-            for ray in rays:
-                for target in ray:
-                    p = board[target] * us
+            landings = []
+            for ray in _RAY_LANDINGS[piece][origin]:
+                for step in ray:
+                    p = board[step[0]] * us
                     if p > 0:
                         break
-                    add(origin, target, first, piece)
+                    landings.append(step)
                     if p < 0:
                         break
+        # How much of the S13 test the piece's moves need: none (``_safe`` would pass them untested),
+        # only for a capture that transfers away or an en-passant capture (either empties a second
+        # square on the king's level), or for every move.
+        if not judge or (not check and piece != KING and level != king_level):
+            doubt = 0
+        elif check or piece == KING or pinned >> origin & 1:
+            doubt = 2
+        else:
+            doubt = 1
+        if first:
+            # S3, S4, S7, S11: toward the middle level, one level or, from a star, two (-1: off the levels).
+            toward = level + us if 0 <= level + us < 3 else -1
+            further = level + 2 * us if 0 <= level + 2 * us < 3 and (two_all or piece == PAWN) else -1
+        for landing, by_level in landings:
+            if promoting and (landing & 63) >> 3 == last_rank and pos.promotes(landing):
+                for promotion in _PROMOTIONS:
+                    finals, _ = _transfers(pos, landing, 0, promotion)  # S15: the new piece has moved
+                    for final in finals:
+                        move = Move(origin, landing, final, promotion)
+                        if not judge or _safe(pos, move, king, check, pinned):
+                            keep(move)
+                continue
+            start = len(moves)
+            base = landing & 63
+            if first:
+                if piece == KING:
+                    keep(by_level[level])  # the king may always stay
+                if toward >= 0 and board[base + 64 * toward] == 0:
+                    keep(by_level[toward])
+                if further >= 0 and star[landing] and board[base + 64 * further] == 0:
+                    keep(by_level[further])
+                if piece != KING:
+                    if len(moves) == start:
+                        keep(by_level[level])  # no transfer square is free: it stays
+                    elif want_stays:
+                        stays.append(by_level[level])
+            elif star[landing] or (piece == KING and symbol[landing]):
+                # From a star 1 or 2 levels either way; the king also 1 level from a king symbol. Optional.
+                keep(by_level[level])
+                for other in range(3):
+                    if other != level and (star[landing] or abs(other - level) == 1) \
+                            and board[base + 64 * other] == 0:
+                        keep(by_level[other])
+            else:
+                keep(by_level[level])
+            if doubt and (doubt == 2 or board[landing] or (piece == PAWN and (landing - origin) & 7)):
+                moves[start:] = [move for move in moves[start:] if _safe(pos, move, king, check, pinned)]
+        if piece == KING and first and not check:
+            castlings: list[Move] = []
+            _castlings(pos, origin, castlings)
+            moves.extend(move for move in castlings if not judge or _safe(pos, move, king, check, pinned))
     return moves, stays
 
 
@@ -369,8 +441,7 @@ def _generate(pos: Position) -> list[Move]:
     king = board.index(us * KING)
     check = attacked(board, king, -us)
     pinned = 0 if check else _pinned(board, king, us)
-    moves, stays = _pseudo(pos, check)
-    legal = [m for m in moves if _safe(pos, m, king, check, pinned)]
+    legal, stays = _pseudo(pos, check, king, pinned)
     # S5: a first move may stay on its level (although it could transfer) only out of check, and by
     # default only when nothing else gets the king out of check; option first-move-stay=in-check
     # is the video's reading: whenever it ends the check.

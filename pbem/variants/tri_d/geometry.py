@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from pbem.engine.geometry import Grid, rays
 from pbem.variants.tri_d.model import (
+    BISHOP,
     BLACK,
     BOX,
     NFILES,
     NLEVELS,
+    NORMAL,
     NRANKS,
     PINS,
+    QUEEN,
+    ROOK,
     WHITE,
+    Move,
     file_of,
     level_of,
     main_board_squares,
@@ -21,7 +27,16 @@ from pbem.variants.tri_d.model import (
     rank_of,
 )
 
-__all__ = ["ADJACENT", "DIAGONAL_RAYS", "ORTHOGONAL_RAYS", "Geometry", "adjacent_pins", "geometry_for"]
+__all__ = [
+    "ADJACENT",
+    "DIAGONAL_RAYS",
+    "ORTHOGONAL_RAYS",
+    "Geometry",
+    "Step",
+    "adjacent_pins",
+    "geometry_for",
+    "step",
+]
 
 _MAIN = frozenset(main_board_squares())
 
@@ -41,6 +56,18 @@ _DIAGONAL = [(a, b, 0) for a in (1, -1) for b in (1, -1)] + [(0, a, b) for a in 
     (a, 0, b) for a in (1, -1) for b in (1, -1)]
 ORTHOGONAL_RAYS = rays(_GRID, _ORTHOGONAL)
 DIAGONAL_RAYS = rays(_GRID, _DIAGONAL)
+
+#: A destination and the plain move there from the square the table belongs to.
+Step = tuple[int, Move]
+_STEPS: dict[tuple[int, int], Step] = {}
+
+
+def step(origin: int, target: int) -> Step:
+    """The one shared (target, move) pair for ``origin`` -> ``target``: generation picks, never builds, moves."""
+    found = _STEPS.get((origin, target))
+    if found is None:
+        found = _STEPS[(origin, target)] = (target, Move(NORMAL, origin, target))
+    return found
 
 _KNIGHT = [(a * x, b * y, 0) for x, y in ((1, 2), (2, 1)) for a in (1, -1) for b in (1, -1)] + [
     (a * x, 0, b * y) for x, y in ((1, 2), (2, 1)) for a in (1, -1) for b in (1, -1)] + [
@@ -81,13 +108,21 @@ class Geometry:
     board_at: dict[int, int]  # position -> pin index of the attack board it lies on
     knight: tuple[tuple[int, ...], ...]
     king: tuple[tuple[int, ...], ...]
-    pawn_push: tuple[tuple[tuple[int, ...], ...], ...]
-    pawn_double: tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
-    pawn_capture: tuple[tuple[tuple[int, ...], ...], ...]
+    pawn_push: tuple[tuple[tuple[Step, ...], ...], ...]
+    pawn_double: tuple[tuple[tuple[tuple[int, Step], ...], ...], ...]  # (the square passed, the step)
+    pawn_capture: tuple[tuple[tuple[Step, ...], ...], ...]
     rook_pawn: tuple[tuple[int, ...], ...]  # -1 where the exception gives nothing
     knight_from: tuple[tuple[int, ...], ...]
     king_from: tuple[tuple[int, ...], ...]
     pawn_from: tuple[tuple[tuple[int, ...], ...], ...]
+    # The rays cut down to the surfaces, without empty rays: pieces stand only on surfaces, so a slider
+    # passes the other positions without looking (they are most of the box). Cells for attack tests;
+    # steps (target, move) for generation, per piece kind: ROOK, BISHOP and QUEEN.
+    orthogonal: tuple[tuple[tuple[int, ...], ...], ...]
+    diagonal: tuple[tuple[tuple[int, ...], ...], ...]
+    slides: dict[int, tuple[tuple[tuple[Step, ...], ...], ...]]
+    knight_steps: tuple[tuple[Step, ...], ...]
+    king_steps: tuple[tuple[Step, ...], ...]
 
 
 def _reverse(table: list[tuple[int, ...]], squares: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -168,6 +203,44 @@ def _rook_pawn(color: int) -> tuple[int, ...]:
 _ROOK_PAWN = (_rook_pawn(WHITE), _rook_pawn(BLACK))
 
 
+@lru_cache(maxsize=65536)
+def _steps(origin: int, targets: tuple[int, ...]) -> tuple[Step, ...]:
+    """The steps to ``targets``, one shared tuple per origin and targets (placements share most of them)."""
+    return tuple(step(origin, q) for q in targets)
+
+
+class _Slides(NamedTuple):
+    """A position's slider rays cut down to the surfaces: cells, and the steps of each slider."""
+
+    orthogonal: tuple[tuple[int, ...], ...]
+    diagonal: tuple[tuple[int, ...], ...]
+    rook: tuple[tuple[Step, ...], ...]
+    bishop: tuple[tuple[Step, ...], ...]
+    queen: tuple[tuple[Step, ...], ...]
+
+
+#: Per position, the pins (a bit each) whose attack board would have a cell on its slider rays: only
+#: those decide its cut rays, which every placement alike there then shares.
+_PIN_OF_CELL = {cell: index for index, pin in enumerate(PINS) for cell in pin.cells}
+_RAY_PINS = tuple(sum({1 << _PIN_OF_CELL[q] for ray in (*ORTHOGONAL_RAYS[p], *DIAGONAL_RAYS[p]) for q in ray
+                       if q in _PIN_OF_CELL}) for p in range(BOX))
+
+
+@lru_cache(maxsize=65536)
+def _slides(p: int, placed: int) -> _Slides:
+    """The cut rays of ``p`` with attack boards on the pins of the bit set ``placed``."""
+    surface = _MAIN.union(*(pin.cells for index, pin in enumerate(PINS) if placed >> index & 1))
+
+    def cut(rays: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+        kept = (tuple(q for q in ray if q in surface) for ray in rays)
+        return tuple(ray for ray in kept if ray)
+
+    orthogonal, diagonal = cut(ORTHOGONAL_RAYS[p]), cut(DIAGONAL_RAYS[p])
+    rook = tuple(_steps(p, ray) for ray in orthogonal)
+    bishop = tuple(_steps(p, ray) for ray in diagonal)
+    return _Slides(orthogonal, diagonal, rook, bishop, rook + bishop)
+
+
 @lru_cache(maxsize=8192)
 def geometry_for(pins: tuple[int, ...], knight_two_routes: bool = True) -> Geometry:
     """The geometry with attack boards on ``pins`` (sorted pin indices)."""
@@ -218,6 +291,26 @@ def geometry_for(pins: tuple[int, ...], knight_two_routes: bool = True) -> Geome
             if p in board_at:
                 target = _ROOK_PAWN[color][p]
                 rook_pawn[color][p] = target if target >= 0 and surface[target] else -1
+    def steps_of(table: list[tuple[int, ...]]) -> tuple[tuple[Step, ...], ...]:
+        found: list[tuple[Step, ...]] = [()] * BOX
+        for p in squares:
+            found[p] = _steps(p, table[p])
+        return tuple(found)
+
+    def doubles(color: int) -> tuple[tuple[tuple[int, Step], ...], ...]:
+        found: list[tuple[tuple[int, Step], ...]] = [()] * BOX
+        for p in squares:
+            found[p] = tuple((mid, step(p, d)) for mid, d in double[color][p])
+        return tuple(found)
+
+    orthogonal: list[tuple[tuple[int, ...], ...]] = [()] * BOX
+    diagonal: list[tuple[tuple[int, ...], ...]] = [()] * BOX
+    slides: dict[int, list[tuple[tuple[Step, ...], ...]]] = {ROOK: [()] * BOX, BISHOP: [()] * BOX, QUEEN: [()] * BOX}
+    placed = sum(1 << index for index in pins)
+    for p in squares:
+        cut = _slides(p, placed & _RAY_PINS[p])
+        orthogonal[p], diagonal[p] = cut.orthogonal, cut.diagonal
+        slides[ROOK][p], slides[BISHOP][p], slides[QUEEN][p] = cut.rook, cut.bishop, cut.queen
     return Geometry(
         pins=pins,
         surface=bytes(surface),
@@ -225,11 +318,16 @@ def geometry_for(pins: tuple[int, ...], knight_two_routes: bool = True) -> Geome
         board_at=board_at,
         knight=tuple(knight),
         king=tuple(king),
-        pawn_push=(tuple(push[0]), tuple(push[1])),
-        pawn_double=(tuple(double[0]), tuple(double[1])),
-        pawn_capture=(tuple(capture[0]), tuple(capture[1])),
+        pawn_push=(steps_of(push[0]), steps_of(push[1])),
+        pawn_double=(doubles(WHITE), doubles(BLACK)),
+        pawn_capture=(steps_of(capture[0]), steps_of(capture[1])),
         rook_pawn=(tuple(rook_pawn[0]), tuple(rook_pawn[1])),
         knight_from=_reverse(knight, squares),
         king_from=_reverse(king, squares),
         pawn_from=(_reverse(capture[0], squares), _reverse(capture[1], squares)),
+        orthogonal=tuple(orthogonal),
+        diagonal=tuple(diagonal),
+        slides={kind: tuple(table) for kind, table in slides.items()},
+        knight_steps=steps_of(knight),
+        king_steps=steps_of(king),
     )

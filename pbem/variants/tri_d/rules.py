@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
 from pbem.engine.base import Outcome, Seat, automatic_draw
-from pbem.variants.tri_d.geometry import ADJACENT, DIAGONAL_RAYS, ORTHOGONAL_RAYS, Geometry, geometry_for
+from pbem.variants.tri_d.geometry import ADJACENT, DIAGONAL_RAYS, ORTHOGONAL_RAYS, Geometry, geometry_for, step
 from pbem.variants.tri_d.model import (
     BISHOP,
     BLACK,
@@ -81,36 +82,39 @@ CASTLING_SQUARES = {
 _QUEENSIDE_BETWEEN = {WHITE: (pos(2, 0, 1), pos(3, 0, 1)), BLACK: (pos(2, 9, 7), pos(3, 9, 7))}
 
 
-def _lines() -> tuple[bytes, ...]:
-    table = []
-    for p in range(BOX):
-        seen = bytearray(BOX)
-        for ray in (*ORTHOGONAL_RAYS[p], *DIAGONAL_RAYS[p]):
+def _king_lines() -> tuple[tuple[bytes, ...], tuple[tuple[tuple[tuple[int, ...], int], ...], ...]]:
+    lines, rays = [], []
+    for k in range(BOX):
+        index = bytearray(BOX)
+        found = [(ray, ROOK) for ray in ORTHOGONAL_RAYS[k]] + [(ray, BISHOP) for ray in DIAGONAL_RAYS[k]]
+        for number, (ray, _) in enumerate(found, start=1):
             for q in ray:
-                seen[q] = 1
-        table.append(bytes(seen))
-    return tuple(table)
+                index[q] = number
+        lines.append(bytes(index))
+        rays.append(tuple(found))
+    return tuple(lines), tuple(rays)
 
 
-#: LINES[k][p]: p lies on a slider line through k, so moving a piece off p may expose k.
-LINES = _lines()
+#: LINES[k][p]: 0, or 1 + the index in KING_RAYS[k] of the slider line through k that p lies on, so
+#: moving a piece off p may expose k along that line (and only along it); KING_RAYS[k] holds each
+#: line with the slider (ROOK or BISHOP, besides the queen) that attacks along it.
+LINES, KING_RAYS = _king_lines()
+_NO_LINES = bytes(BOX)
 
 
 def geometry(state: TriDState) -> Geometry:
     return geometry_for(tuple(pin for pin, _ in state.boards), state.rules.knight_two_routes)
 
 
-def king_square(board: tuple[int, ...] | list[int], color: int) -> int:
+def king_square(board: Sequence[int], color: int) -> int:
     code = KING | (BLACK_BIT if color == BLACK else 0)
     for candidate in (code, code | UNMOVED):
-        try:
+        if candidate in board:  # cheaper than the ValueError of a failed index on this long board
             return board.index(candidate)
-        except ValueError:
-            continue
     return -1
 
 
-def attacked(board: tuple[int, ...] | list[int], geo: Geometry, target: int, by: int) -> bool:
+def attacked(board: Sequence[int], geo: Geometry, target: int, by: int) -> bool:
     """Whether side ``by`` attacks ``target``, with exactly the movement geometry (V13)."""
     bit = BLACK_BIT if by == BLACK else 0
     knight, king, pawn = KNIGHT | bit, KING | bit, PAWN | bit
@@ -124,7 +128,7 @@ def attacked(board: tuple[int, ...] | list[int], geo: Geometry, target: int, by:
         if board[s] & 15 == king:
             return True
     rook, queen, bishop = ROOK | bit, QUEEN | bit, BISHOP | bit
-    for ray in ORTHOGONAL_RAYS[target]:
+    for ray in geo.orthogonal[target]:
         for s in ray:
             code = board[s]
             if code:
@@ -132,7 +136,7 @@ def attacked(board: tuple[int, ...] | list[int], geo: Geometry, target: int, by:
                 if code in (rook, queen):
                     return True
                 break
-    for ray in DIAGONAL_RAYS[target]:
+    for ray in geo.diagonal[target]:
         for s in ray:
             code = board[s]
             if code:
@@ -148,66 +152,96 @@ def in_check(state: TriDState) -> bool:
     return king >= 0 and attacked(state.board, geometry(state), king, 1 - state.turn)
 
 
-def _add(moves: list[Move], kind: int, src: int, dst: int, promote: bool) -> None:
-    if promote:
-        for piece in PROMOTIONS:
-            moves.append(Move(kind, src, dst, piece))
-    else:
-        moves.append(Move(kind, src, dst))
+def _promotions(moves: list[Move], move: Move) -> None:
+    for piece in PROMOTIONS:
+        moves.append(move._replace(promo=piece))
 
 
-def pseudo_moves(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, ep: int,
+def pseudo_moves(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int,
                  fullmove: int, rules: Rules, geo: Geometry) -> list[Move]:
     """Moves that obey the movement rules, before the own-king test."""
+    return _generate(board, boards, turn, ep, fullmove, rules, geo, None)
+
+
+def _generate(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+              rules: Rules, geo: Geometry, guard: _KingGuard | None) -> list[Move]:
+    """The moves, in one fixed order; with a ``guard``, only those that leave the own king safe.
+
+    The guard looks only at the moves of a piece whose leaving could matter (the king, a piece on a
+    line through the king, an en-passant capture, every piece in check), so most moves pass untested.
+    """
     moves: list[Move] = []
+    add = moves.append
     own_bit = BLACK_BIT if turn == BLACK else 0
     promo_squares = PROMOTION_SQUARES[turn]
+    if guard is None:
+        lines, king, checked = _NO_LINES, -1, False
+    else:
+        lines, king, checked = LINES[guard.king], guard.king, guard.checked
+    pawn_push, pawn_double, pawn_capture = geo.pawn_push[turn], geo.pawn_double[turn], geo.pawn_capture[turn]
+    knight_steps, king_steps, slides = geo.knight_steps, geo.king_steps, geo.slides
     for p in geo.squares:
         code = board[p]
         if not code or code & BLACK_BIT != own_bit:
             continue
         kind = code & 7
+        start = len(moves)
+        doubtful = checked or p == king or lines[p]
         if kind == PAWN:
-            for d in geo.pawn_push[turn][p]:
+            for d, move in pawn_push[p]:
                 if not board[d]:
-                    _add(moves, NORMAL, p, d, bool(promo_squares[d]))
+                    if promo_squares[d]:
+                        _promotions(moves, move)
+                    else:
+                        add(move)
             if code & UNMOVED:
-                for mid, d in geo.pawn_double[turn][p]:
+                for mid, (d, move) in pawn_double[p]:
                     if not board[mid] and not board[d]:
-                        _add(moves, NORMAL, p, d, bool(promo_squares[d]))
-            for d in geo.pawn_capture[turn][p]:
+                        if promo_squares[d]:
+                            _promotions(moves, move)
+                        else:
+                            add(move)
+            for d, move in pawn_capture[p]:
                 target = board[d]
                 if target:
                     if target & BLACK_BIT != own_bit:
-                        _add(moves, NORMAL, p, d, bool(promo_squares[d]))
+                        if promo_squares[d]:
+                            _promotions(moves, move)
+                        else:
+                            add(move)
                 elif d == ep:
-                    moves.append(Move(EP, p, d))
+                    add(Move(EP, p, d))
+                    doubtful = True  # the captured pawn's square opens too
             if code & ROOK_PAWN:
                 d = geo.rook_pawn[turn][p]
                 if d >= 0 and not board[d]:
-                    _add(moves, NORMAL, p, d, bool(promo_squares[d]))
+                    if promo_squares[d]:
+                        _promotions(moves, step(p, d)[1])
+                    else:
+                        add(step(p, d)[1])
         elif kind in (KNIGHT, KING):
-            for d in (geo.knight[p] if kind == KNIGHT else geo.king[p]):
+            for d, move in (knight_steps[p] if kind == KNIGHT else king_steps[p]):
                 target = board[d]
                 if not target or target & BLACK_BIT != own_bit:
-                    moves.append(Move(NORMAL, p, d))
+                    add(move)
         else:
-            rays = ORTHOGONAL_RAYS[p] if kind == ROOK else DIAGONAL_RAYS[p] if kind == BISHOP else (
-                ORTHOGONAL_RAYS[p] + DIAGONAL_RAYS[p])
-            surface = geo.surface
-            for ray in rays:
-                for d in ray:
+            for ray in slides[kind][p]:
+                for d, move in ray:
                     target = board[d]
                     if target:
                         if target & BLACK_BIT != own_bit:
-                            moves.append(Move(NORMAL, p, d))
+                            add(move)
                         break
-                    if surface[d]:
-                        moves.append(Move(NORMAL, p, d))
-    for side in (CASTLE_K, CASTLE_Q):
-        if castling_error(board, turn, side, fullmove, rules, geo, check_attacks=False) is None:
-            king_from, king_to, _, _ = CASTLING_SQUARES[(turn, side)]
-            moves.append(Move(side, king_from, king_to))
+                    add(move)
+        if doubtful and guard is not None and len(moves) > start:
+            moves[start:] = [move for move in moves[start:] if guard.allows(move)]
+    if not checked:  # V6 (d): never out of check
+        for side in (CASTLE_K, CASTLE_Q):
+            if castling_error(board, turn, side, fullmove, rules, geo, check_attacks=False) is None:
+                king_from, king_to, _, _ = CASTLING_SQUARES[(turn, side)]
+                castle = Move(side, king_from, king_to)
+                if guard is None or guard.allows(castle):
+                    add(castle)
     taken = {pin for pin, _ in boards}
     for pin, owner in boards:
         if owner != turn:
@@ -222,11 +256,17 @@ def pseudo_moves(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], tu
         else:
             for target in ADJACENT[pin]:
                 if target not in taken:
-                    _add(moves, BOARD, pin, target, carried >= 0 and bool(promo_squares[PIN_CELLS[target][carried]]))
+                    shift = Move(BOARD, pin, target)
+                    if guard is not None and not guard.allows(shift):
+                        continue
+                    if carried >= 0 and promo_squares[PIN_CELLS[target][carried]]:
+                        _promotions(moves, shift)
+                    else:
+                        add(shift)
     return moves
 
 
-def board_cargo_error(board: tuple[int, ...] | list[int], pin: int, turn: int) -> str | None:
+def board_cargo_error(board: Sequence[int], pin: int, turn: int) -> str | None:
     """Why the attack board at ``pin`` cannot move for ``turn`` because of what it carries, or None."""
     pieces = [board[c] for c in PINS[pin].cells if board[c]]
     if not pieces:
@@ -241,7 +281,7 @@ def _count(n: int) -> str:
     return "1 piece" if n == 1 else f"{n} pieces"
 
 
-def castling_error(board: tuple[int, ...] | list[int], turn: int, side: int, fullmove: int, rules: Rules,
+def castling_error(board: Sequence[int], turn: int, side: int, fullmove: int, rules: Rules,
                    geo: Geometry, *, check_attacks: bool = True) -> str | None:
     """Why castling on ``side`` is not allowed (V6, V17), or None; attacks only when asked."""
     name = "kingside" if side == CASTLE_K else "queenside"
@@ -281,36 +321,56 @@ def _victim(ep: int, turn: int) -> int:
     return ep - 6 if turn == WHITE else ep + 6
 
 
-def make(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, move: Move,
+def make(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, move: Move,
          rules: Rules) -> tuple[list[int], tuple[tuple[int, int], ...]]:
     """The board and attack boards after ``move``; ownership is not yet re-evaluated."""
     after = list(board)
+    return after, _apply(after, boards, turn, move, rules)[0]
+
+
+#: What undoes a move played in place: (position, code it held) pairs.
+_Undo = list[tuple[int, int]]
+
+
+def _apply(board: list[int], boards: tuple[tuple[int, int], ...], turn: int, move: Move,
+           rules: Rules) -> tuple[tuple[tuple[int, int], ...], _Undo]:
+    """Play ``move`` on ``board`` in place: the attack boards after it (ownership not yet re-evaluated)
+    and what undoes it (``_undo``); every changed position is saved before any change."""
     kind, src, dst, promo = move
     if kind == BOARD:
         old, new = PIN_CELLS[src], PIN_CELLS[dst]
+        saved = [(cell, board[cell]) for cell in (*old, *new)]
         for i, cell in enumerate(old):
-            code = after[cell]
+            code = board[cell]
             if code:
-                after[cell] = 0
+                board[cell] = 0
                 if promo:
                     code = promo | (code & BLACK_BIT)
                 elif not rules.carried_double_step:
                     code &= ~UNMOVED
-                after[new[i]] = code  # V10: the pawn keeps its cell relative to the pin
-        boards = tuple(sorted((dst if pin == src else pin, owner) for pin, owner in boards))
-        return after, boards
+                board[new[i]] = code  # V10: the pawn keeps its cell relative to the pin
+        return tuple(sorted((dst if pin == src else pin, owner) for pin, owner in boards)), saved
     if kind in (CASTLE_K, CASTLE_Q):
-        _castle(after, turn, kind)
-        return after, boards
-    code = after[src]
-    after[src] = 0
+        saved = [(cell, board[cell]) for cell in CASTLING_SQUARES[(turn, kind)]]
+        _castle(board, turn, kind)
+        return boards, saved
+    code = board[src]
+    saved = [(src, code), (dst, board[dst])]
+    board[src] = 0
     if kind == EP:
-        after[_victim(dst, turn)] = 0
-    after[dst] = (promo | (code & BLACK_BIT)) if promo else code & ~UNMOVED
-    return after, boards
+        victim = _victim(dst, turn)
+        saved.append((victim, board[victim]))
+        board[victim] = 0
+    board[dst] = (promo | (code & BLACK_BIT)) if promo else code & ~UNMOVED
+    return boards, saved
 
 
-def update_owners(board: list[int] | tuple[int, ...],
+def _undo(board: list[int], saved: _Undo) -> None:
+    for cell, code in saved:
+        board[cell] = code
+
+
+def update_owners(board: Sequence[int],
                   boards: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
     """V12: an attack board whose only occupants are the other side's passes to that side."""
     result = []
@@ -325,7 +385,7 @@ def update_owners(board: list[int] | tuple[int, ...],
     return tuple(result) if changed else boards
 
 
-def _safe(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, move: Move, rules: Rules,
+def _safe(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, move: Move, rules: Rules,
           geo: Geometry, king: int, checked: bool) -> bool:
     kind, src = move.kind, move.src
     if kind == NORMAL and not checked and src != king and not LINES[king][src]:
@@ -338,17 +398,74 @@ def _safe(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int
     return not attacked(after, geo, target, 1 - turn)
 
 
-def legal_raw(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
-              rules: Rules) -> list[Move]:
-    geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
-    moves = pseudo_moves(board, boards, turn, ep, fullmove, rules, geo)
-    king = king_square(board, turn)
+def _exposes(board: Sequence[int], line: tuple[int, ...], slider: int, src: int, dst: int) -> bool:
+    """Whether moving src -> dst (-1: off the line) uncovers ``slider`` (a piece code with colour; or that
+    colour's queen) along ``line``, outward from the square it would attack."""
+    queen = QUEEN | (slider & BLACK_BIT)
+    for q in line:
+        if q == src:
+            continue
+        if q == dst:
+            return False
+        code = board[q]
+        if code:
+            code &= 15
+            return code in (slider, queen)
+    return False
+
+
+class _KingGuard:
+    """The own-king test of one position (exact geometry, V13), with what every move shares worked out once."""
+
+    __slots__ = ("board", "boards", "checked", "enemy", "enemy_bit", "geo", "king", "rules", "turn")
+
+    def __init__(self, board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, rules: Rules,
+                 geo: Geometry, king: int) -> None:
+        self.board, self.boards, self.turn, self.rules, self.geo, self.king = board, boards, turn, rules, geo, king
+        self.enemy = 1 - turn
+        self.enemy_bit = BLACK_BIT if self.enemy == BLACK else 0
+        self.checked = attacked(board, geo, king, self.enemy)
+
+    def allows(self, move: Move) -> bool:
+        """Whether ``move`` leaves the own king unattacked."""
+        kind, src, dst, _ = move
+        board, king = self.board, self.king
+        if kind == NORMAL:
+            if src == king:
+                if attacked(board, self.geo, dst, self.enemy):
+                    return False
+                # The king's own square must not shield it from a slider behind it, on the line from dst.
+                line = LINES[dst][king]
+                if not line:
+                    return True
+                ray, slider = KING_RAYS[dst][line - 1]
+                return not _exposes(board, ray, slider | self.enemy_bit, king, -1)
+            if not self.checked:
+                # Nothing leaps differently, and only the line through the king that src is on can open.
+                line = LINES[king][src]
+                if not line:
+                    return True
+                ray, slider = KING_RAYS[king][line - 1]
+                return not _exposes(board, ray, slider | self.enemy_bit, src, dst)
+        elif kind in (CASTLE_K, CASTLE_Q):
+            # Out of check (never castling in check, V6 (d)): the rook ends on the king's start square and
+            # shields the king's new square as the king did; the queenside rook leaves a0 or a9 at the
+            # box's edge, behind which no line continues. So the board as it is tells.
+            return not attacked(board, self.geo, dst, self.enemy)
+        return _safe(board, self.boards, self.turn, move, self.rules, self.geo, king, self.checked)
+
+
+def legal_raw(board: Sequence[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+              rules: Rules, king: int | None = None, geo: Geometry | None = None) -> list[Move]:
+    """The legal moves, in generation order; ``king`` and ``geo`` are the mover's king square and the geometry
+    of ``boards`` where the caller knows them."""
+    if geo is None:
+        geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
+    if king is None:
+        king = king_square(board, turn)
     if king < 0:
-        return moves
-    checked = attacked(board, geo, king, 1 - turn)
-    if checked:
-        moves = [m for m in moves if m.kind not in (CASTLE_K, CASTLE_Q)]  # V6 (d)
-    return [m for m in moves if _safe(board, boards, turn, m, rules, geo, king, checked)]
+        return _generate(board, boards, turn, ep, fullmove, rules, geo, None)
+    return _generate(board, boards, turn, ep, fullmove, rules, geo, _KingGuard(board, boards, turn, rules, geo, king))
 
 
 def legal_moves(state: TriDState) -> tuple[Move, ...]:
@@ -362,7 +479,7 @@ def _legal_cached(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], t
     return tuple(legal_raw(board, boards, turn, ep, fullmove, rules))
 
 
-def _new_ep(board: tuple[int, ...], move: Move, turn: int, geo: Geometry) -> int:
+def _new_ep(board: Sequence[int], move: Move, turn: int, geo: Geometry) -> int:
     # A double step leaves an en-passant square when the skipped position is a surface (spec 2.4).
     if move.kind != NORMAL or board[move.src] & 7 != PAWN or move.promo:
         return -1  # a double step onto the last rank promotes: no pawn is left to take en passant
@@ -374,24 +491,38 @@ def _new_ep(board: tuple[int, ...], move: Move, turn: int, geo: Geometry) -> int
 
 def perft(state: TriDState, depth: int) -> int:
     """Leaf nodes of the legal-move tree (draws by claim or by count are ignored, as for ``pbem perft``)."""
-    return _perft(state.board, state.boards, state.turn, state.ep, state.fullmove, state.rules, depth)
+    kings = (king_square(state.board, WHITE), king_square(state.board, BLACK))
+    return _perft(list(state.board), state.boards, state.turn, state.ep, state.fullmove, state.rules, depth, kings,
+                  None)
 
 
-def _perft(board: tuple[int, ...], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
-           rules: Rules, depth: int) -> int:
+def _perft(board: list[int], boards: tuple[tuple[int, int], ...], turn: int, ep: int, fullmove: int,
+           rules: Rules, depth: int, kings: tuple[int, int], geo: Geometry | None) -> int:
+    """Perft by make/unmake on one board; ``geo`` is the geometry of ``boards`` where the caller knows it."""
     if depth == 0:
         return 1
-    moves = legal_raw(board, boards, turn, ep, fullmove, rules)
+    if geo is None:
+        geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
+    moves = legal_raw(board, boards, turn, ep, fullmove, rules, kings[turn], geo)
     if depth == 1:
         return len(moves)
-    geo = geometry_for(tuple(pin for pin, _ in boards), rules.knight_two_routes)
+    on_boards = geo.board_at
     total = 0
     next_full = fullmove + (1 if turn == BLACK else 0)
     for move in moves:
-        after, new_boards = make(board, boards, turn, move, rules)
-        new_boards = update_owners(after, new_boards)
-        total += _perft(tuple(after), new_boards, 1 - turn, _new_ep(board, move, turn, geo), next_full, rules,
-                        depth - 1)
+        kind, src, dst, _ = move
+        next_ep = _new_ep(board, move, turn, geo)
+        new_boards, saved = _apply(board, boards, turn, move, rules)
+        if kind != NORMAL or src in on_boards or dst in on_boards:
+            new_boards = update_owners(board, new_boards)  # only then can an attack board's occupants change
+        king = kings[turn]
+        if kind == NORMAL and src == king:
+            king = dst
+        elif kind in (CASTLE_K, CASTLE_Q):
+            king = CASTLING_SQUARES[(turn, kind)][1]
+        total += _perft(board, new_boards, 1 - turn, next_ep, next_full, rules, depth - 1,
+                        (king, kings[1]) if turn == WHITE else (kings[0], king), None if kind == BOARD else geo)
+        _undo(board, saved)
     return total
 
 

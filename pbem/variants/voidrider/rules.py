@@ -22,7 +22,6 @@ from pbem.variants.voidrider.geometry import (
     WEST,
     WHITE_PAWN_ATTACKERS,
     cell,
-    file_of,
     rank_of,
 )
 from pbem.variants.voidrider.model import (
@@ -56,6 +55,8 @@ _Raw = tuple[int, int, bool, str | None]
 
 _WHITE_PIECES = "KRBNPV"
 _BLACK_PIECES = "krbnpv"
+#: A piece letter's kind (its upper case), looked up faster than str.upper in the move generator.
+_KIND = {letter: letter.upper() for letter in _WHITE_PIECES + _BLACK_PIECES}
 
 #: Castling right letter -> (king home, rook home, king target, rook target); O-O is toward the g-file.
 CASTLING: dict[str, tuple[int, int, int, int]] = {
@@ -65,14 +66,15 @@ CASTLING: dict[str, tuple[int, int, int, int]] = {
     "g": (cell(3, 7), cell(6, 7), cell(5, 7), cell(4, 7)),
 }
 _RIGHT_BITS = {"A": 1, "G": 2, "a": 4, "g": 8}
+#: Castling right letter -> the slice of cells strictly between king and rook, and that slice all empty.
+_BETWEEN = {letter: (min(king, rook) + 1, max(king, rook), [EMPTY] * (abs(king - rook) - 1))
+            for letter, (king, rook, _, _) in CASTLING.items()}
 _ORDER = "AGag"
 #: Rights lost when a move starts or ends on a cell: the king's or that rook's home.
 _LOSES = [0] * (HEIGHT * 7)
 for _letter, (_king, _rook, _, _) in CASTLING.items():
     _LOSES[_king] |= _RIGHT_BITS[_letter]
     _LOSES[_rook] |= _RIGHT_BITS[_letter]
-#: Pawn space-move directions: never backward (rules text, "a Pawn may never move its space backwards").
-_PAWN_SPACE_DIRECTIONS = {True: (EAST, WEST, NORTH), False: (EAST, WEST, SOUTH)}
 
 
 def _mask(castling: str) -> int:
@@ -95,11 +97,23 @@ def attacked(board: str | list[str], target: int, by_white: bool) -> bool:
     Sliders stop at void (W5); the Voidrider attacks the first space in each of the eight
     directions, adjacent or across void (W11); knights leap.
     """
+    if _leaped(board, target, by_white):
+        return True
+    rook, bishop, rider = "RBV" if by_white else "rbv"
+    for rays, slider in ((ORTHOGONAL_RAYS[target], rook), (DIAGONAL_RAYS[target], bishop)):
+        for ray in rays:
+            if _line_attacks(board, ray, slider, rider):
+                return True
+    return False
+
+
+def _leaped(board: str | list[str], target: int, by_white: bool) -> bool:
+    """Is ``target`` attacked by a knight, king or pawn of the side ``by_white`` (nothing blocks them)?"""
     if by_white:
-        knight, king, pawn, rook, bishop, rider = "NKPRBV"
+        knight, king, pawn = "NKP"
         pawn_cells = WHITE_PAWN_ATTACKERS[target]
     else:
-        knight, king, pawn, rook, bishop, rider = "nkprbv"
+        knight, king, pawn = "nkp"
         pawn_cells = BLACK_PAWN_ATTACKERS[target]
     for c in KNIGHT_LEAPS[target]:
         if board[c] == knight:
@@ -107,27 +121,44 @@ def attacked(board: str | list[str], target: int, by_white: bool) -> bool:
     for c in KING_STEPS[target]:
         if board[c] == king:
             return True
-    for c in pawn_cells:
+    for c in pawn_cells:  # noqa: SIM110 - a plain loop beats any() here
         if board[c] == pawn:
             return True
-    for rays, slider in ((ORTHOGONAL_RAYS[target], rook), (DIAGONAL_RAYS[target], bishop)):
-        for ray in rays:
-            void_seen = space_seen = False
-            for c in ray:
-                p = board[c]
-                if p == VOID:
-                    if space_seen:
-                        break  # a slider is blocked by it, and the rider's first space was nearer
-                    void_seen = True
-                elif p == EMPTY:
-                    if void_seen:
-                        break  # the rider's first space is empty; sliders never crossed the void
-                    space_seen = True
-                else:
-                    if (p == slider and not void_seen) or (p == rider and not space_seen):
-                        return True
-                    break
     return False
+
+
+def _line_attacks(board: str | list[str], ray: tuple[int, ...], slider: str, rider: str) -> bool:
+    """Whether ``slider`` (a rook or bishop along ``ray``) or ``rider`` attacks the ray's origin along it."""
+    void_seen = space_seen = False
+    for c in ray:
+        p = board[c]
+        if p == VOID:
+            if space_seen:
+                return False  # a slider is blocked by it, and the rider's first space was nearer
+            void_seen = True
+        elif p == EMPTY:
+            if void_seen:
+                return False  # the rider's first space is empty; sliders never crossed the void
+            space_seen = True
+        else:
+            return (p == slider and not void_seen) or (p == rider and not space_seen)
+    return False
+
+
+def _ray_indices() -> tuple[tuple[int, ...], ...]:
+    table = []
+    for origin in range(HEIGHT * 7):
+        index = [-1] * (HEIGHT * 7)
+        for direction, ray in enumerate(ALL_RAYS[origin]):
+            for c in ray:
+                index[c] = direction
+        table.append(tuple(index))
+    return tuple(table)
+
+
+#: RAY_INDEX[k][c]: which of ALL_RAYS[k] passes through c (0-3 orthogonal, 4-7 diagonal), or -1.
+_RAY_INDEX = _ray_indices()
+_NO_LINES = (-1,) * (HEIGHT * 7)
 
 
 def king_cell(board: str | list[str], white: bool) -> int:
@@ -150,87 +181,142 @@ def supported(board: str | list[str], target: int, vacated: int) -> bool:
 # -- generation -------------------------------------------------------------------------------------
 
 
+# Pawn tables per side (True: White): the cell ahead (-1 at the edge), the two forward diagonals in
+# file order (where the other side's pawns would attack from), and the cells of the last rank.
+_PAWN_AHEAD = {white: tuple(steps[NORTH if white else SOUTH] for steps in ORTHOGONAL_STEPS) for white in (True, False)}
+_PAWN_CAPTURES = {True: BLACK_PAWN_ATTACKERS, False: WHITE_PAWN_ATTACKERS}
+_LAST_RANK = {white: tuple(rank_of(c) == (HEIGHT - 1 if white else 0) for c in range(HEIGHT * 7))
+              for white in (True, False)}
+#: A space move's one-cell steps per cell and direction set: (target, the target's other side neighbours,
+#: forward?). The target must be void and one of those neighbours a space (W2); see ``supported``.
+_SpaceStep = tuple[int, tuple[int, ...], bool]
+
+
+def _space_steps(directions: tuple[int, ...], forward: int) -> tuple[tuple[_SpaceStep, ...], ...]:
+    table = []
+    for frm in range(HEIGHT * 7):
+        found = []
+        for direction in directions:
+            to = ORTHOGONAL_STEPS[frm][direction]
+            if to >= 0:
+                found.append((to, tuple(c for c in SIDE_NEIGHBOURS[to] if c != frm), direction == forward))
+        table.append(tuple(found))
+    return tuple(table)
+
+
+_SPACE_STEPS = _space_steps((EAST, WEST, NORTH, SOUTH), -1)
+#: The Voidrider's space moves run on across void (W5): per cell, its orthogonal rays as space steps.
+_RIDER_SPACE_RAYS = tuple(tuple(tuple((to, tuple(c for c in SIDE_NEIGHBOURS[to] if c != frm)) for to in ray)
+                                for ray in ORTHOGONAL_RAYS[frm]) for frm in range(HEIGHT * 7))
+#: Pawn space moves: never backward (rules text, "a Pawn may never move its space backwards").
+_PAWN_SPACE_STEPS = {True: _space_steps((EAST, WEST, NORTH), NORTH), False: _space_steps((EAST, WEST, SOUTH), SOUTH)}
+
+
 def _pseudo(b: list[str], white: bool, rights: int) -> list[_Raw]:
-    own = _WHITE_PIECES if white else _BLACK_PIECES
+    return _generate(b, white, rights, None)
+
+
+def _generate(b: list[str], white: bool, rights: int, guard: _KingGuard | None) -> list[_Raw]:
+    """The moves in one fixed order; with a ``guard``, only those that leave the own king safe.
+
+    The guard judges only the moves of the pieces it watches; the others' moves pass untested.
+    """
+    own, enemy = (_WHITE_PIECES, _BLACK_PIECES) if white else (_BLACK_PIECES, _WHITE_PIECES)
+    open_cells = EMPTY + enemy  # where a piece may land: an empty space or an enemy piece
     moves: list[_Raw] = []
     add = moves.append
-    last_rank = HEIGHT - 1 if white else 0
+    last_rank = _LAST_RANK[white]
+    pawn_ahead, pawn_captures, pawn_space_steps = _PAWN_AHEAD[white], _PAWN_CAPTURES[white], _PAWN_SPACE_STEPS[white]
+    # Whose moves the guard judges: every piece in check, else the king and the pieces on a watched line.
+    if guard is None:
+        everything, king, lines, watched = False, -1, _NO_LINES, 0
+    else:
+        everything, king, lines, watched = guard.checked, guard.king, _RAY_INDEX[guard.king], guard.watched
     for frm, p in enumerate(b):
         if p not in own:
             continue
-        kind = p.upper()
+        line = lines[frm]
+        doubtful = everything or frm == king or (line >= 0 and watched >> line & 1)
+        start = len(moves) if doubtful else 0
+        kind = _KIND[p]
         if kind == "P":
-            forward = NORTH if white else SOUTH
-            ahead = ORTHOGONAL_STEPS[frm][forward]
+            ahead = pawn_ahead[frm]
             if ahead >= 0:
-                promotes = rank_of(ahead) == last_rank
+                promotes = last_rank[ahead]
                 if b[ahead] == EMPTY:
-                    _add_pawn(add, frm, ahead, False, promotes)
-                rank = rank_of(ahead)
-                for df in (-1, 1):
-                    f = file_of(frm) + df
-                    if 0 <= f < 7:
-                        to = cell(f, rank)
+                    if promotes:
+                        _promotions(add, frm, ahead, False)
+                    else:
+                        add((frm, ahead, False, None))
+                for to in pawn_captures[frm]:
+                    if b[to] in enemy:
+                        if promotes:
+                            _promotions(add, frm, to, False)
+                        else:
+                            add((frm, to, False, None))
+            for to, others, ahead_of_it in pawn_space_steps[frm]:
+                if b[to] == VOID:
+                    for c in others:
+                        if b[c] != VOID:
+                            if ahead_of_it and last_rank[to]:
+                                _promotions(add, frm, to, True)
+                            else:
+                                add((frm, to, True, None))
+                            break
+        else:
+            if kind in ("N", "K"):
+                for to in KNIGHT_LEAPS[frm] if kind == "N" else KING_STEPS[frm]:
+                    if b[to] in open_cells:
+                        add((frm, to, False, None))
+            elif kind == "V":
+                for ray in ALL_RAYS[frm]:
+                    for to in ray:
                         q = b[to]
-                        if q != VOID and q != EMPTY and q not in own:
-                            _add_pawn(add, frm, to, False, promotes)
-            for direction in _PAWN_SPACE_DIRECTIONS[white]:
-                to = ORTHOGONAL_STEPS[frm][direction]
-                if to >= 0 and b[to] == VOID and supported(b, to, frm):
-                    _add_pawn(add, frm, to, True, direction == forward and rank_of(to) == last_rank)
-            continue
-        if kind == "N":
-            for to in KNIGHT_LEAPS[frm]:
-                q = b[to]
-                if q != VOID and q not in own:
-                    add((frm, to, False, None))
-        elif kind == "K":
-            for to in KING_STEPS[frm]:
-                q = b[to]
-                if q != VOID and q not in own:
-                    add((frm, to, False, None))
-        elif kind == "V":
-            for ray in ALL_RAYS[frm]:
-                for to in ray:
-                    q = b[to]
-                    if q == VOID:
-                        continue  # W5: the Voidrider rides on across void to the first space
-                    if q not in own:
-                        add((frm, to, False, None))
-                    break
-        else:
-            for ray in (ORTHOGONAL_RAYS if kind == "R" else DIAGONAL_RAYS)[frm]:
-                for to in ray:
-                    q = b[to]
-                    if q == EMPTY:
-                        add((frm, to, False, None))
-                        continue
-                    if q != VOID and q not in own:
-                        add((frm, to, False, None))
-                    break  # void blocks a slider (W5), as does any piece
-        # The space move: the piece carries its own space into void (W1-W3).
-        if kind == "V":
-            for ray in ORTHOGONAL_RAYS[frm]:
-                for to in ray:
-                    if b[to] != VOID:
+                        if q == VOID:
+                            continue  # W5: the Voidrider rides on across void to the first space
+                        if q not in own:
+                            add((frm, to, False, None))
                         break
-                    if supported(b, to, frm):
-                        add((frm, to, True, None))
-        else:
-            for to in ORTHOGONAL_STEPS[frm]:
-                if to >= 0 and b[to] == VOID and supported(b, to, frm):
-                    add((frm, to, True, None))
+            else:
+                for ray in (ORTHOGONAL_RAYS if kind == "R" else DIAGONAL_RAYS)[frm]:
+                    for to in ray:
+                        q = b[to]
+                        if q == EMPTY:
+                            add((frm, to, False, None))
+                            continue
+                        if q in enemy:
+                            add((frm, to, False, None))
+                        break  # void blocks a slider (W5), as does any piece
+            # The space move: the piece carries its own space into void (W1-W3).
+            if kind == "V":
+                for run in _RIDER_SPACE_RAYS[frm]:
+                    for to, others in run:
+                        if b[to] != VOID:
+                            break
+                        for c in others:  # ``supported``, inline
+                            if b[c] != VOID:
+                                add((frm, to, True, None))
+                                break
+            else:
+                for to, others, _ in _SPACE_STEPS[frm]:
+                    if b[to] == VOID:
+                        for c in others:  # ``supported``, inline: the generator's busiest test
+                            if b[c] != VOID:
+                                add((frm, to, True, None))
+                                break
+        if doubtful and guard is not None and len(moves) > start:
+            moves[start:] = [move for move in moves[start:] if guard.allows(move)]
     if rights:
+        start = len(moves)
         _castlings(b, white, rights, add)
+        if guard is not None and len(moves) > start:
+            moves[start:] = [move for move in moves[start:] if guard.allows(move)]
     return moves
 
 
-def _add_pawn(add: Callable[[_Raw], None], frm: int, to: int, space: bool, promotes: bool) -> None:
-    if promotes:
-        for letter in PROMOTIONS:
-            add((frm, to, space, letter))
-    else:
-        add((frm, to, space, None))
+def _promotions(add: Callable[[_Raw], None], frm: int, to: int, space: bool) -> None:
+    for letter in PROMOTIONS:
+        add((frm, to, space, letter))
 
 
 def _castlings(b: list[str], white: bool, rights: int, add: Callable[[_Raw], None]) -> None:
@@ -241,9 +327,9 @@ def _castlings(b: list[str], white: bool, rights: int, add: Callable[[_Raw], Non
         home, rook_home, target, passed = CASTLING[letter]
         if b[home] != king or b[rook_home] != rook:
             continue
-        step = 1 if rook_home > home else -1
         # Every cell between king and rook must be a space, and empty (section 5.3, W7).
-        if any(b[c] != EMPTY for c in range(home + step, rook_home, step)):
+        low, high, empty = _BETWEEN[letter]
+        if b[low:high] != empty:
             continue
         if any(attacked(b, c, not white) for c in (home, passed, target)):
             continue
@@ -280,19 +366,52 @@ def _unmake(b: list[str], move: _Raw, p: str, captured: str) -> None:
         b[rook_to] = EMPTY
 
 
-def _legal(b: list[str], white: bool, rights: int) -> list[_Raw]:
-    # W8: legality is judged on the resulting position, whose spaces may differ.
-    king_char = "K" if white else "k"
-    king = b.index(king_char)
-    legal: list[_Raw] = []
-    for move in _pseudo(b, white, rights):
+class _KingGuard:
+    """The own-king test of one position (W8: judged on the resulting position, whose spaces may differ)."""
+
+    __slots__ = ("board", "checked", "king", "king_char", "rider", "sliders", "watched", "white")
+
+    def __init__(self, b: list[str], white: bool) -> None:
+        self.board, self.white = b, white
+        self.king_char = "K" if white else "k"
+        self.king = king = b.index(self.king_char)
+        rook, bishop, self.rider = ("r", "b", "v") if white else ("R", "B", "V")
+        self.sliders = (rook,) * 4 + (bishop,) * 4  # per line through the king: 0-3 orthogonal, 4-7 diagonal
+        # Out of check, a move of another piece can only expose the king along the line through the cell
+        # it leaves: emptied, that cell no longer blocks a slider; made void (a space move), it lets a
+        # Voidrider ride through. Knights, pawns and kings attack regardless, and the arrival cell only
+        # blocks (or removes an attacker). So only the lines with an enemy on them that could attack
+        # along them are watched (a bit per line).
+        self.watched = 0
+        for line, ray in enumerate(ALL_RAYS[king]):
+            slider = self.sliders[line]
+            for c in ray:
+                q = b[c]
+                if q == slider or q == self.rider:
+                    self.watched |= 1 << line
+                    break
+        # In check: attacked(b, king, not white), asking only the lines that have an attacker on them.
+        self.checked = _leaped(b, king, not white) or any(
+            _line_attacks(b, ray, self.sliders[line], self.rider)
+            for line, ray in enumerate(ALL_RAYS[king]) if self.watched >> line & 1)
+
+    def allows(self, move: _Raw) -> bool:
+        """Whether ``move`` leaves the own king unattacked."""
+        b, king = self.board, self.king
         frm = move[0]
         p = b[frm]
         captured = _make(b, move)
-        if not attacked(b, move[1] if p == king_char else king, not white):
-            legal.append(move)
+        if frm != king and not self.checked:
+            line = _RAY_INDEX[king][frm]
+            safe = line < 0 or not _line_attacks(b, ALL_RAYS[king][line], self.sliders[line], self.rider)
+        else:
+            safe = not attacked(b, move[1] if p == self.king_char else king, not self.white)
         _unmake(b, move, p, captured)
-    return legal
+        return safe
+
+
+def _legal(b: list[str], white: bool, rights: int) -> list[_Raw]:
+    return _generate(b, white, rights, _KingGuard(b, white))
 
 
 @lru_cache(maxsize=8192)
