@@ -5,7 +5,8 @@ Usage: python bench/perft.py [VARIANT ...] [--seconds S] [--max-depth D] [--json
 For each engine the depth grows from 1 until one depth takes at least S
 seconds (or --max-depth is reached); the last depth gives the nodes/s. The
 same is done for python-chess's legal move generator on the standard start
-position, and each variant's ratio to it is printed.
+position right before and after each engine, and each variant's ratio to the
+mean of those two is printed.
 """
 
 from __future__ import annotations
@@ -72,27 +73,34 @@ def main() -> int:
     args = parser.parse_args()
 
     keys = args.variants or [variant.key for variant in all_variants()]
-    reference = grow("python-chess (standard chess)", lambda d: chess_perft(chess.Board(), d),
-                     args.seconds, args.max_depth)
-    results: list[Measure] = []
+
+    def reference() -> Measure:
+        return grow("python-chess (standard chess)", lambda d: chess_perft(chess.Board(), d), args.seconds,
+                    args.max_depth)
+
+    # The reference is measured right before and after each engine and averaged: on a machine whose load
+    # changes, a ratio to one reference taken minutes earlier says more about the load than the engine.
+    rows: list[tuple[Measure, float]] = []
+    before = reference()
     for key in keys:
         engine = get_variant(key)
         start = engine.setup()
-        results.append(grow(key, lambda d, e=engine, s=start: perft(e, s, d), args.seconds, args.max_depth))
+        measure = grow(key, lambda d, e=engine, s=start: perft(e, s, d), args.seconds, args.max_depth)
+        after = reference()
+        rows.append((measure, (before.nodes_per_second + after.nodes_per_second) / 2))
+        before = after
 
     if args.json:
         print(json.dumps({
             "python": platform.python_version(),
-            "reference": asdict(reference) | {"nodes_per_second": reference.nodes_per_second},
-            "variants": [asdict(m) | {"nodes_per_second": m.nodes_per_second,
-                                      "ratio": m.nodes_per_second / reference.nodes_per_second} for m in results],
+            "variants": [asdict(m) | {"nodes_per_second": m.nodes_per_second, "reference_nodes_per_second": ref,
+                                      "ratio": m.nodes_per_second / ref} for m, ref in rows],
         }, indent=2))
         return 0
-    print(f"{'engine':<32}{'depth':>6}{'nodes':>12}{'seconds':>9}{'nodes/s':>11}{'ratio':>8}")
-    for measure in [reference, *results]:
-        ratio = measure.nodes_per_second / reference.nodes_per_second
-        print(f"{measure.name:<32}{measure.depth:>6}{measure.nodes:>12}{measure.seconds:>9.2f}"
-              f"{measure.nodes_per_second:>11.0f}{ratio:>8.2f}")
+    print(f"{'engine':<14}{'depth':>6}{'nodes':>12}{'seconds':>9}{'nodes/s':>11}{'python-chess':>14}{'ratio':>8}")
+    for measure, ref in rows:
+        print(f"{measure.name:<14}{measure.depth:>6}{measure.nodes:>12}{measure.seconds:>9.2f}"
+              f"{measure.nodes_per_second:>11.0f}{ref:>14.0f}{measure.nodes_per_second / ref:>8.2f}")
     return 0
 
 

@@ -67,3 +67,14 @@ def test_web_bench_measures_every_phase(tmp_path: Path) -> None:
     assert all(row["failed"] == 0 and row["statuses"] == {"200": row["requests"]} for row in phases.values())
     assert all(0 < row["p50_ms"] <= row["p99_ms"] <= row["max_ms"] for row in phases.values())
     assert "goal: p99 under 50 ms at 500 requests/s" in done.stdout
+
+
+def test_perft_measures_each_engine_between_two_references() -> None:
+    done = run_bench("perft.py", "outer-space", "tri-d", "--seconds", "0.01", "--max-depth", "2", "--json",
+                     timeout=120)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert [v["name"] for v in figures["variants"]] == ["outer-space", "tri-d"]
+    for variant in figures["variants"]:
+        assert variant["depth"] == 2 and variant["nodes"] > 0 and variant["reference_nodes_per_second"] > 0
+        assert abs(variant["ratio"] - variant["nodes_per_second"] / variant["reference_nodes_per_second"]) < 1e-9
