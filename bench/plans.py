@@ -48,7 +48,7 @@ LARGE = ("game", "moverecord", "account", "inboxitem", "outboxitem", "observatio
 #: Transaction control and the advisory locks: nothing to plan.
 _SKIP = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA|SELECT 1\b|SELECT pg_)", re.IGNORECASE)
 _SQLITE_SCAN = re.compile(r"^SCAN (\w+)(?! USING (?:COVERING )?INDEX)")
-_SQLITE_STATUS_ONLY = re.compile(r"^SEARCH (\w+) USING (?:COVERING )?INDEX \w+ \(status=\?\)$")
+_SQLITE_STATUS_ONLY = re.compile(r"^SEARCH (\w+) USING (?:COVERING )?INDEX ix_\w+_status \(status=\?\)$")
 _PG_SEQ = re.compile(r"Seq Scan on (\w+)")
 _PG_STATUS_ONLY = re.compile(r"Index (?:Only )?Scan using (ix_\w+_status) on (\w+)")
 

@@ -10,6 +10,7 @@ import platform
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +32,7 @@ from seed import ActiveGame, Seeded, seed  # noqa: E402
 from pbem.engine.base import Seat  # noqa: E402
 from pbem.store.retention import purge_old_mail  # noqa: E402
 from pbem.sweep import Sweeper  # noqa: E402
-from pbem.variants import get_variant  # noqa: E402
+from pbem.variants import all_variants, get_variant  # noqa: E402
 from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available  # noqa: E402
 from tests.helpers.serving import SERVING  # noqa: E402
 
@@ -187,6 +188,9 @@ def serve(pbem: Pbem, workdir: Path, url: str, games: list[ActiveGame], args: ar
         settle_s = settle(server.proc.pid)
         rss_idle = rss_mb(server.proc.pid)
         played = latency_games(pbem, games, sink, server, args.timeout, args.seed)
+        # One move per game first, not counted: the first mails of a fresh process compile templates, load
+        # fonts and fill caches, which says nothing about the database's size.
+        e2e.pbem_phase(played, 1, args.latency_seconds, rate=None)
         with e2e.cpu_use(server.proc.pid) as cpu:
             result = e2e.pbem_phase(played, args.latency_moves, args.latency_seconds, rate=args.rate)
         server.check()
@@ -201,6 +205,36 @@ def serve(pbem: Pbem, workdir: Path, url: str, games: list[ActiveGame], args: ar
         if server is not None:
             server.stop()
         sink.close()
+
+
+def hold_active(url: str) -> None:
+    """The bench's ``--hold``: load every active game and its engine state, as a worker that cached them would
+    hold them, and print this process's RSS before and after (MB) and the games held."""
+    from sqlmodel import select
+
+    from pbem.app.game_state import engine_for
+    from pbem.store.db import Database
+    from pbem.store.models import Game
+    from pbem.store.vocabulary import GameStatus
+
+    db = Database(url)
+    for variant in all_variants():  # the code and tables every engine loads once, not counted per game
+        engine = get_variant(variant.key)
+        engine.load(engine.dump(engine.setup()))
+    before = rss_mb(os.getpid())
+    with db.read() as session:
+        games = list(session.exec(select(Game).where(Game.status == GameStatus.ACTIVE)))
+        held = [(game, engine_for(game).load(game.state)) for game in games]
+    print(json.dumps({"before_mb": before, "after_mb": rss_mb(os.getpid()), "games": len(held)}))
+    db.dispose()
+
+
+def held_memory(url: str) -> dict[str, float]:
+    """What holding every active game in memory would cost: ``--hold`` in a process of its own."""
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--hold", url], capture_output=True,
+                          text=True, timeout=600, env=e2e.clean_environment(), check=True)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"held_games": found["games"], "held_mb": found["after_mb"] - found["before_mb"]}
 
 
 # -- one size on one database ----------------------------------------------------------------------------
@@ -255,9 +289,11 @@ def measure(kind: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
             finally:
                 pbem.close()
             served = serve(pbem, workdir, url, latency_games_, args)
+            served.update(held_memory(url))
             say(f"{kind} {size}: start-up {served['startup_s']:.2f} s, RSS {served['rss_idle_mb']:.0f} MB idle, "
                 f"{served['rss_after_mb']:.0f} MB after; latency p50 {served['p50_ms']:.0f} ms, "
-                f"p99 {served['p99_ms']:.0f} ms at {served['achieved_rate']:.1f} moves/s")
+                f"p99 {served['p99_ms']:.0f} ms at {served['achieved_rate']:.1f} moves/s; holding the "
+                f"{served['held_games']:,} active games loaded would take {served['held_mb']:.0f} MB")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return {"seed": seeded.figures(), **swept, **{f"worker_{k}": v for k, v in worked.items()}, **served,
@@ -278,11 +314,13 @@ ROWS = [
     ("latency p99", "p99_ms", "{:.0f} ms"),
     ("load offered / achieved", None, ""),
     ("sweep with the due deadlines", "sweep_s", "{:.3f} s"),
-    ("sweep with nothing due", "sweep_idle_s", "{:.4f} s"),
+    ("sweep, per due game (each lost on time: two final mails)", None, ""),
+    ("sweep with nothing due (finding the work)", "sweep_idle_s", "{:.4f} s"),
     ("next_event", "next_event_ms", "{:.2f} ms"),
     ("retention purge (hourly)", "purge_s", "{:.3f} s"),
     ("pbem serve start-up", "startup_s", "{:.2f} s"),
-    ("RSS at start / idle / after the moves", None, ""),
+    ("pbem serve RSS at start / idle / after the moves", None, ""),
+    ("memory to hold every active game loaded (not done by pbem)", "held_mb", "{:.0f} MB"),
     ("load average before / after", None, ""),
 ]
 
@@ -302,7 +340,10 @@ def cell(figures: dict[str, Any], label: str, key: str | None, fmt: str) -> str:
         return f"{seeded['games']:,} ({seeded['active']:,} / {seeded['due']})"
     if label.startswith("load offered"):
         return f"{figures['offered_rate']:.1f} / {figures['achieved_rate']:.1f} moves/s"
-    if label.startswith("RSS"):
+    if label.startswith("sweep, per due"):
+        due = figures["sweep_changed"]
+        return f"{(figures['sweep_s'] - figures['sweep_idle_s']) / due * 1000:.0f} ms" if due else "-"
+    if label.startswith("pbem serve RSS"):
         return f"{figures['rss_start_mb']:.0f} / {figures['rss_idle_mb']:.0f} / {figures['rss_after_mb']:.0f} MB"
     return f"{figures['load_before'][0]:.1f} / {figures['load_after'][0]:.1f}"
 
@@ -356,11 +397,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-mail-history", action="store_true", help="seed no old inbox and outbox rows")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--hold", metavar="URL", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.hold:
+        hold_active(args.hold)
+        return 0
     kinds = ["sqlite", "postgresql"] if args.database == "both" else [args.database]
     if "postgresql" in kinds and (reason := postgres_available()):
         say(f"PostgreSQL left out: {reason}")

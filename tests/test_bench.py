@@ -71,7 +71,7 @@ def test_web_bench_measures_every_phase(tmp_path: Path) -> None:
 
 SCALE_FIGURES = ("worker_cpu_ms", "worker_cpu_p90_ms", "worker_wall_ms", "p50_ms", "p99_ms", "achieved_rate",
                  "sweep_s", "sweep_idle_s", "next_event_ms", "purge_s", "startup_s", "rss_start_mb", "rss_idle_mb",
-                 "rss_after_mb")
+                 "rss_after_mb", "held_mb")
 
 
 def test_scale_bench_reports_every_figure(tmp_path: Path) -> None:

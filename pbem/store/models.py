@@ -165,9 +165,14 @@ class InboxItem(SQLModel, table=True):
 class OutboxItem(SQLModel, table=True):
     """A rendered mail waiting for delivery; marked sent only after the relay's 250."""
 
-    #: Retention's index, as InboxItem's: the rows with a body, by the moment retention counts from.
-    __table_args__ = (Index("ix_outboxitem_unpurged", "status", text("coalesce(sent_at, created_at)"),
-                            sqlite_where=text(UNPURGED), postgresql_where=text(UNPURGED)),)
+    __table_args__ = (
+        #: Delivery's index: the earliest due mail and the due ones found in the index alone. With status alone,
+        #: SQLite reads every waiting row for its due time, past its body (a backlog while the relay is down).
+        Index("ix_outboxitem_status_next_attempt_at", "status", "next_attempt_at"),
+        #: Retention's index, as InboxItem's: the rows with a body, by the moment retention counts from.
+        Index("ix_outboxitem_unpurged", "status", text("coalesce(sent_at, created_at)"),
+              sqlite_where=text(UNPURGED), postgresql_where=text(UNPURGED)),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     recipient: str = Field(max_length=320, index=True)
