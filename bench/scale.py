@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import e2e  # noqa: E402
-from move_cost import Pbem, only  # noqa: E402
+from move_cost import Pbem, body_of, only  # noqa: E402
 from seed import ActiveGame, Seeded, seed  # noqa: E402
 
 from pbem.engine.base import Seat  # noqa: E402
@@ -77,8 +77,9 @@ def worker_cpu(pbem: Pbem, games: list[ActiveGame], moves: int, warmup: int, rng
             sender = f"{handle}@{e2e.PLAYER_DOMAIN}"
             to = pbem.addresses.seat(game.id, seat, account)
             took, used = pbem.deliver(pbem.mail(sender, to, text), sender, to)
-            mails = pbem.drain_outbox()
-            only(mails, f"{game.black if seat is Seat.WHITE else game.white}@{e2e.PLAYER_DOMAIN}", "notice")
+            reply = body_of(only(pbem.drain_outbox(), sender, "reply"))
+            if "Played" not in reply or "Not played" in reply:
+                raise e2e.BenchError(f"game {game.id}: {text} was not played; the reply says:\n{reply}")
             game.state = engine.dump(engine.apply(state, engine.parse_action(state, text)).state)
             wall.append(took)
             cpu.append(used)
@@ -252,11 +253,12 @@ def database(kind: str, workdir: Path) -> Iterator[str]:
         drop_postgres(url)
 
 
-def pick(seeded: Seeded, count: int, skip: set[int]) -> list[ActiveGame]:
-    """``count`` playable games, the variants in turn, none of ``skip``."""
+def pick(seeded: Seeded, count: int, skip: set[int], mailed: bool = False) -> list[ActiveGame]:
+    """``count`` playable games, the variants in turn, none of ``skip``; ``mailed``: only games whose players
+    get each move by mail (no digest reader)."""
     by_variant: dict[str, list[ActiveGame]] = {}
     for game in seeded.playable:
-        if not game.due and game.id not in skip:
+        if not game.due and game.id not in skip and not (mailed and game.digest):
             by_variant.setdefault(game.variant, []).append(game)
     chosen: list[ActiveGame] = []
     while len(chosen) < count and any(by_variant.values()):
@@ -285,7 +287,7 @@ def measure(kind: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
                 worker_games = pick(seeded, args.worker_games, set())
                 worked = worker_cpu(pbem, worker_games, args.worker_moves, args.warmup, random.Random(args.seed))
                 say(f"{kind} {size}: worker {worked['cpu_ms']:.2f} ms CPU per move (median of {worked['moves']})")
-                latency_games_ = pick(seeded, args.latency_games, {game.id for game in worker_games})
+                latency_games_ = pick(seeded, args.latency_games, {game.id for game in worker_games}, mailed=True)
             finally:
                 pbem.close()
             served = serve(pbem, workdir, url, latency_games_, args)

@@ -65,6 +65,7 @@ class ActiveGame:
     black_id: int
     state: dict[str, Any]
     due: bool = False  # its deadline has passed: the sweep ends it
+    digest: bool = False  # a player reads digests: the mails about the opponent's moves wait for the digest
 
 
 @dataclass
@@ -241,7 +242,8 @@ class Seeder:
     def playable(self, row: dict[str, Any]) -> ActiveGame:
         return ActiveGame(id=row["id"], variant=row["variant"], white=f"p{row['white_id']}",
                           black=f"p{row['black_id']}", white_id=row["white_id"], black_id=row["black_id"],
-                          state=row["state"], due=row["id"] in self.due_ids)
+                          state=row["state"], due=row["id"] in self.due_ids,
+                          digest=bool({row["white_id"], row["black_id"]} & self.digest_readers))
 
     def write(self, connection: Connection, mail_history: bool) -> Seeded:
         report = self.report
