@@ -1,7 +1,8 @@
 """Query plans of the hot path and the sweep: every statement pbem runs, caught live on a seeded database, explained.
 
 The statements are not listed by hand: the bench seeds a database (bench/seed.py), then stores and applies
-mails (a move in an observed game whose opponent reads digests, a refused move), delivers the outbox, asks
+mails (a move in an observed game whose opponent reads digests, a refused move, 'help' to the public
+address, 'games' to a personal one), delivers the outbox, asks
 the computer's loop what is due, and sweeps with deadlines, a vacation end and a digest due, catching each
 statement SQLAlchemy sends. Each distinct one is then explained (EXPLAIN QUERY PLAN on SQLite, EXPLAIN on
 PostgreSQL) and run again, timed, in a transaction that is rolled back. A plan that reads a large table
@@ -134,8 +135,12 @@ def prepare(pbem: Pbem, moved: ActiveGame, now: datetime) -> None:
 def run_phases(pbem: Pbem, catcher: Catcher, games: list[ActiveGame], workdir: Path) -> None:
     moved, refused = games[0], games[1]
     prepare(pbem, moved, pbem.services.now())
-    for game, text, phase in ((moved, None, "move"), (refused, "Zz9-z9", "refused move")):
-        raw, sender, to = move_mail(pbem, game, text)
+    player = f"{moved.white}@players.example"
+    mails = [(*move_mail(pbem, moved, None), "move"), (*move_mail(pbem, refused, "Zz9-z9"), "refused move"),
+             (pbem.mail(player, pbem.addresses.public, "help"), player, pbem.addresses.public, "public address"),
+             (pbem.mail(player, pbem.addresses.personal(moved.white_id), "games"), player,
+              pbem.addresses.personal(moved.white_id), "games")]
+    for raw, sender, to, phase in mails:
         catcher.during(f"listener: store ({phase})",
                        lambda r=raw, s=sender, t=to: store_inbound(pbem.db, r, s, [t], pbem.addresses.domain))
         catcher.during(f"worker: {phase}", lambda: pbem.worker.process_next(16))
