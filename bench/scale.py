@@ -386,7 +386,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000], help="games [1000 10000 100000]")
     parser.add_argument("--database", choices=("sqlite", "postgresql", "both"), default="both")
-    parser.add_argument("--due", type=int, default=100, help="deadlines due at the sweep (at most a quarter of the "
+    parser.add_argument("--due", type=int, default=100, help="deadlines due at the sweep (at most half the "
                         "active games) [100]")
     parser.add_argument("--worker-games", type=int, default=40, help="games the worker plays in [40]")
     parser.add_argument("--worker-moves", type=int, default=2, help="moves per game for the worker [2]")

@@ -147,7 +147,7 @@ class Seeder:
         active = int(size * ACTIVE_SHARE)
         self.active_ids = set(self.rng.sample(range(1, size + 1), active))
         # The due games are spread over the table, not bunched at its start.
-        self.due_ids = set(self.rng.sample(sorted(self.active_ids), min(due, active // 4)))
+        self.due_ids = set(self.rng.sample(sorted(self.active_ids), min(due, active // 2)))
         self.report = Seeded(games=size, active=active, accounts=self.accounts, due=len(self.due_ids))
 
     # -- accounts ---------------------------------------------------------------------------
