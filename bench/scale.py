@@ -9,6 +9,7 @@ import os
 import platform
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -413,12 +414,17 @@ def main(argv: list[str] | None = None) -> int:
         say(f"PostgreSQL left out: {reason}")
         kinds.remove("postgresql")
     results: dict[str, dict[str, dict[str, Any]]] = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, e2e.interrupt)  # as Ctrl-C: the server stopped, the throw-away database dropped
     try:
         for kind in kinds:
             for size in args.sizes:
                 results.setdefault(kind, {})[str(size)] = measure(kind, size, args)
     except e2e.BenchError as error:
         print(f"bench failed: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bench interrupted", file=sys.stderr)
         return 2
     report = {"parameters": {**{k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
                              "cores": os.cpu_count(), "python": platform.python_version(),
