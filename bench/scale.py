@@ -288,10 +288,10 @@ def measure(kind: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
                 worker_games = pick(seeded, args.worker_games, set())
                 worked = worker_cpu(pbem, worker_games, args.worker_moves, args.warmup, random.Random(args.seed))
                 say(f"{kind} {size}: worker {worked['cpu_ms']:.2f} ms CPU per move (median of {worked['moves']})")
-                latency_games_ = pick(seeded, args.latency_games, {game.id for game in worker_games}, mailed=True)
+                smtp_games = pick(seeded, args.latency_games, {game.id for game in worker_games}, mailed=True)
             finally:
                 pbem.close()
-            served = serve(pbem, workdir, url, latency_games_, args)
+            served = serve(pbem, workdir, url, smtp_games, args)
             served.update(held_memory(url))
             say(f"{kind} {size}: start-up {served['startup_s']:.2f} s, RSS {served['rss_idle_mb']:.0f} MB idle, "
                 f"{served['rss_after_mb']:.0f} MB after; latency p50 {served['p50_ms']:.0f} ms, "
