@@ -78,3 +78,34 @@ def test_perft_measures_each_engine_between_two_references() -> None:
     for variant in figures["variants"]:
         assert variant["depth"] == 2 and variant["nodes"] > 0 and variant["reference_nodes_per_second"] > 0
         assert abs(variant["ratio"] - variant["nodes_per_second"] / variant["reference_nodes_per_second"]) < 1e-9
+
+
+SCALE_FIGURES = ("worker_cpu_ms", "worker_cpu_p90_ms", "worker_wall_ms", "p50_ms", "p99_ms", "achieved_rate",
+                 "sweep_s", "sweep_idle_s", "next_event_ms", "purge_s", "startup_s", "rss_start_mb", "rss_idle_mb",
+                 "rss_after_mb", "held_mb")
+
+
+def test_scale_bench_reports_every_figure(tmp_path: Path) -> None:
+    out = tmp_path / "scale.json"
+    done = run_bench("scale.py", "--sizes", "200", "--database", "sqlite", "--due", "4", "--worker-games", "5",
+                     "--warmup", "2", "--latency-games", "3", "--latency-moves", "2", "--json", str(out), timeout=300)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())["results"]["sqlite"]["200"]
+    assert figures["seed"]["games"] == 200 and figures["seed"]["active"] == 40 and figures["seed"]["due"] == 4
+    assert figures["sweep_changed"] == 4 and figures["sweep_idle_changed"] == 0  # each due game ended once
+    assert figures["worker_moves"] == 8 and figures["latency_moves"] == 6
+    assert figures["serve_errors_logged"] == 0
+    for name in SCALE_FIGURES:
+        assert figures[name] > 0, name
+    assert "| worker CPU per move, median |" in done.stdout and "| pbem serve start-up |" in done.stdout
+
+
+def test_plans_find_no_whole_table_read_on_the_hot_path_or_in_the_sweep(tmp_path: Path) -> None:
+    out = tmp_path / "plans.md"
+    done = run_bench("plans.py", "--size", "200", "--database", "sqlite", "--due", "4", "--output", str(out),
+                     timeout=300)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert "worker: move" in text and "sweep: next_event" in text and "delivery" in text
+    assert "ix_game_status_next_event_at (status=? AND next_event_at<?)" in text  # the sweep's due games
+    assert "whole" not in text, text  # SQLite's plans do not depend on the size: none reads a large table whole

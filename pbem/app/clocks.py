@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from sqlmodel import select
 
 from pbem.app.context import Context
-from pbem.app.game_state import computer_seat
+from pbem.app.game_state import active_game_of, computer_seat
 from pbem.clock import Clock, TimeControl, duration, reminder_points
 from pbem.config import Config
 from pbem.engine.base import Seat
@@ -180,6 +180,4 @@ def pause_clocks(ctx: Context, account: Account, now: datetime) -> list[Game]:
 
 
 def player_games(ctx: Context, account: Account) -> list[Game]:
-    statement = select(Game).where(Game.status == GameStatus.ACTIVE,
-                                   (Game.white_id == account.id) | (Game.black_id == account.id))
-    return list(ctx.session.exec(statement))
+    return list(ctx.session.exec(select(Game).where(active_game_of(account.id))))

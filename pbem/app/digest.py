@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlmodel import col, or_, select
+from sqlmodel import col, select
 
 from pbem.app.context import Context
 from pbem.app.game_mail import board_block, deadline_text, move_label, subject_of
 from pbem.app.game_pictures import html_source
-from pbem.app.game_state import engine_for
+from pbem.app.game_state import active_game_of, engine_for
 from pbem.app.local_time import localise
 from pbem.app.settings import setting, white_bottom_for, zone_of
 from pbem.engine.base import Seat
@@ -25,7 +25,6 @@ from pbem.mail.compose import InlineImage, Outgoing
 from pbem.mail.html_part import digest_html
 from pbem.mail.render import render
 from pbem.store.models import Account, DigestItem, Game, MoveRecord
-from pbem.store.vocabulary import GameStatus
 
 __all__ = ["PICTURE_BUDGET", "digest_mail", "hold"]
 
@@ -60,9 +59,7 @@ def digest_mail(ctx: Context, account: Account) -> Outgoing | None:
     assert account.id is not None
     items = list(ctx.session.exec(select(DigestItem).where(DigestItem.account_id == account.id)
                                   .order_by(col(DigestItem.id))))
-    games = ctx.session.exec(select(Game).where(
-        Game.status == GameStatus.ACTIVE, or_(Game.white_id == account.id, Game.black_id == account.id))
-        .order_by(col(Game.id))).all()
+    games = ctx.session.exec(select(Game).where(active_game_of(account.id)).order_by(col(Game.id))).all()
     since = account.last_digest_at
     pictures = setting(account, "pictures") == "on"
     budget = PICTURE_BUDGET

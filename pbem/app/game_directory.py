@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from sqlmodel import col, or_, select
+from sqlmodel import col, select
 
 from pbem.app.context import Context
 from pbem.app.game_mail import subject_of
-from pbem.app.game_state import engine_for, handles
+from pbem.app.game_state import active_game_of, engine_for, handles
 from pbem.engine.base import Seat
 from pbem.store.models import Account, Game
-from pbem.store.vocabulary import GameStatus
 
 __all__ = ["active_games", "game_directory"]
 
 
 def active_games(ctx: Context, account: Account) -> list[Game]:
     """The account's games still being played, oldest first."""
-    statement = (select(Game).where(Game.status == GameStatus.ACTIVE)
-                 .where(or_(Game.white_id == account.id, Game.black_id == account.id)).order_by(col(Game.id)))
+    statement = select(Game).where(active_game_of(account.id)).order_by(col(Game.id))
     return list(ctx.session.exec(statement).all())
 
 

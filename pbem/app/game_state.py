@@ -6,17 +6,20 @@ import json
 from functools import cache
 from typing import Any
 
-from sqlmodel import col, select
+from sqlalchemy import ColumnElement
+from sqlmodel import and_, col, or_, select
 
 from pbem.app.context import Context
 from pbem.app.game_options import split_options
 from pbem.app.news import computer_name
 from pbem.engine.base import Seat, Variant
 from pbem.store.models import Game, MoveRecord
+from pbem.store.vocabulary import GameStatus
 from pbem.variants import get_variant
 
 __all__ = [
     "COMPUTER_EMAIL",
+    "active_game_of",
     "computer_level",
     "computer_name",
     "computer_seat",
@@ -26,6 +29,17 @@ __all__ = [
     "player_id",
     "records",
 ]
+
+
+def active_game_of(account_id: int | None) -> ColumnElement[bool]:
+    """The condition "an active game in which ``account_id`` plays".
+
+    The status test sits inside each branch of the OR on purpose: written as ``status = 'active' AND
+    (white_id = ? OR black_id = ?)``, SQLite (which has no statistics: pbem never runs ANALYZE) walks
+    the status index through every active game; this way it looks the player up in the two seat indexes.
+    """
+    active = col(Game.status) == GameStatus.ACTIVE
+    return or_(and_(active, col(Game.white_id) == account_id), and_(active, col(Game.black_id) == account_id))
 
 
 @cache

@@ -5,10 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, LargeBinary, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from pbem.store.vocabulary import ChallengeStatus, GameStatus, InboxStatus, OutboxKind, OutboxStatus
+
+#: A mail row whose body retention has not emptied yet: the condition of the retention indexes, which a query
+#: must state in these very words (a bound parameter instead of the 0 would not match the index).
+UNPURGED = "length(raw) > 0"
 
 
 def utcnow() -> datetime:
@@ -63,6 +67,11 @@ class Challenge(SQLModel, table=True):
 
 class Game(SQLModel, table=True):
     """One game: its engine state as JSON, the seats and the clock."""
+
+    #: The sweep's questions, "active games due by now" and "the earliest event of an active game", answered
+    #: from one index in O(due games) and O(1): with status and next_event_at in separate indexes SQLite
+    #: (which has no statistics) walks every active game instead.
+    __table_args__ = (Index("ix_game_status_next_event_at", "status", "next_event_at"),)
 
     id: int | None = Field(default=None, primary_key=True)
     variant: str = Field(max_length=32)
@@ -136,6 +145,12 @@ class Observation(SQLModel, table=True):
 class InboxItem(SQLModel, table=True):
     """A mail accepted by the listener, stored before the 250; the worker applies it once."""
 
+    #: Retention's index (pbem.store.retention): only the rows whose body is still there, so that the hourly
+    #: purge visits the bodies it empties, not every mail ever received. The status leads because SQLite, with
+    #: no statistics, would otherwise prefer the plain status index (every processed mail ever).
+    __table_args__ = (Index("ix_inboxitem_unpurged", "status", "received_at", sqlite_where=text(UNPURGED),
+                            postgresql_where=text(UNPURGED)),)
+
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(index=True, unique=True, max_length=998)
     envelope_from: str = Field(default="", max_length=320)
@@ -149,6 +164,15 @@ class InboxItem(SQLModel, table=True):
 
 class OutboxItem(SQLModel, table=True):
     """A rendered mail waiting for delivery; marked sent only after the relay's 250."""
+
+    __table_args__ = (
+        #: Delivery's index: the earliest due mail and the due ones found in the index alone. With status alone,
+        #: SQLite reads every waiting row for its due time, past its body (a backlog while the relay is down).
+        Index("ix_outboxitem_status_next_attempt_at", "status", "next_attempt_at"),
+        #: Retention's index, as InboxItem's: the rows with a body, by the moment retention counts from.
+        Index("ix_outboxitem_unpurged", "status", text("coalesce(sent_at, created_at)"),
+              sqlite_where=text(UNPURGED), postgresql_where=text(UNPURGED)),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     recipient: str = Field(max_length=320, index=True)

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, func, update
+from sqlalchemy import CursorResult, func, text, update
 from sqlmodel import col
 
 from pbem.store.db import Database
-from pbem.store.models import InboxItem, OutboxItem
+from pbem.store.models import UNPURGED, InboxItem, OutboxItem
 from pbem.store.vocabulary import InboxStatus, OutboxStatus
 
 __all__ = ["Purged", "purge_old_mail"]
@@ -32,6 +32,8 @@ def purge_old_mail(db: Database, now: datetime, inbound_days: float, outbound_da
     The rows stay, so a stored Message-ID still absorbs a late duplicate of its mail; failed and held inbox
     rows keep their bodies (``pbem admin requeue`` and a confirmation read them again), as do mails not yet
     delivered. Games, moves and records are never touched. Idempotent: an emptied body is not counted again.
+    Both statements read the partial indexes of the rows that still have a body (``UNPURGED``), so a purge
+    costs the bodies it empties, not the whole history of mail.
     """
     inbound_before = now - timedelta(days=inbound_days)
     outbound_before = now - timedelta(days=outbound_days)
@@ -39,12 +41,12 @@ def purge_old_mail(db: Database, now: datetime, inbound_days: float, outbound_da
         inbound = cast(CursorResult[Any], session.execute(
             update(InboxItem)
             .where(col(InboxItem.status) == InboxStatus.DONE, col(InboxItem.received_at) < inbound_before,
-                   func.length(col(InboxItem.raw)) > 0)
+                   text(UNPURGED))
             .values(raw=b"")))
         outbound = cast(CursorResult[Any], session.execute(
             update(OutboxItem)
             .where(col(OutboxItem.status) == OutboxStatus.SENT,
                    func.coalesce(col(OutboxItem.sent_at), col(OutboxItem.created_at)) < outbound_before,
-                   func.length(col(OutboxItem.raw)) > 0)
+                   text(UNPURGED))
             .values(raw=b"")))
     return Purged(inbound=inbound.rowcount, outbound=outbound.rowcount)

@@ -14,7 +14,7 @@ from pathlib import Path
 from tests.helpers.harness import Harness
 
 #: The line `pbem serve` prints once it listens, with the port it got.
-_SERVING = re.compile(rb"pbem serving \S+ on [^\s:]+:(\d+)[ ,]")
+SERVING = re.compile(rb"pbem serving \S+ on [^\s:]+:(\d+)[ ,]")
 #: The same line's web listener, when it runs.
 _WEB = re.compile(rb"web pages on http://[^\s:]+:(\d+)/")
 
@@ -50,14 +50,14 @@ class Instance:
         self.config.write_text(f"[smtp]\nport = {self.port}\n{self._settings}", encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
         log_path = self.tmp_path / f"{self.name}.log"
-        starts_before = len(_SERVING.findall(log_path.read_bytes())) if log_path.exists() else 0
+        starts_before = len(SERVING.findall(log_path.read_bytes())) if log_path.exists() else 0
         with log_path.open("ab") as log:
             self.process = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--config", str(self.config)],
                                             env=env, cwd=self.tmp_path, stdout=log, stderr=log)
         deadline = time.monotonic() + timeout
         while True:
             assert self.process.poll() is None, f"{self.name} exited; see {self.name}.log"
-            started = _SERVING.findall(log_path.read_bytes())[starts_before:]
+            started = SERVING.findall(log_path.read_bytes())[starts_before:]
             if started:  # printed once the listener is bound
                 self.port = int(started[-1])
                 web = _WEB.findall(log_path.read_bytes())
