@@ -148,21 +148,28 @@ class _Followed:
     lines: list[str] = field(default_factory=list)
 
 
-def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> _Followed:
-    """Play ``seat``'s registered reply; what their mail about the opponent's move must add."""
+def _play_for(ctx: Context, game: Game, seat: Seat, text: str) -> tuple[str, Transition[Any]]:
+    """Play ``text`` for ``seat``, who is not mailing it (a conditional reply, the computer): parsed and sealed
+    as a player's move, stored, the opponent told; the record line ("2. Ng1-f3") and the transition.
+    MoveError (before anything is stored) if the rules refuse it."""
     engine = engine_for(game)
     state = engine.load(game.state)
     number = engine.move_number(state)
+    action = engine.parse_action(state, text)
+    transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
+    _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action),
+                       by_sender=False)
+    return f"{move_label(number, seat)} {transition.record}", transition
+
+
+def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> _Followed:
+    """Play ``seat``'s registered reply; what their mail about the opponent's move must add."""
     try:
-        action = engine.parse_action(state, text)
-        transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
+        played, transition = _play_for(ctx, game, seat, text)
     except MoveError as error:  # the position differs from the one foreseen (e.g. a Hyperspace return)
         conditionals.clear(game, seat)
         return _Followed(lines=[f"Your conditional move {text} could not be played ({error}); "
                                 "your conditional lines are cleared."])
-    _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action),
-                       by_sender=False)
-    played = f"{move_label(number, seat)} {transition.record}"
     return _Followed(played, [f"Your conditional move was played for you: Played {played}",
                               *notes_for(transition.notes, seat)])
 
@@ -170,18 +177,12 @@ def _play_conditional(ctx: Context, game: Game, seat: Seat, text: str) -> _Follo
 def play_computer_move(ctx: Context, game: Game, seat: Seat, text: str) -> str:
     """Play the computer's move ``text`` (in its owner's notation) for ``seat`` through the same parser and
     path as a player's; the record line ("12. Nf3"). RuntimeError if the rules refuse it (a bug)."""
-    engine = engine_for(game)
-    state = engine.load(game.state)
-    number = engine.move_number(state)
     try:
-        action = engine.parse_action(state, text)
-        transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
+        played, _transition = _play_for(ctx, game, seat, text)
     except MoveError:
         # Not chained: the error quotes the move, and a phase-out's text holds its secret square.
         raise RuntimeError(f"game {game.id}: the rules refuse the computer's move (a bug of the search)") from None
-    _commit_transition(ctx, game, seat, number, transition, canonical=engine.describe(state, action),
-                       by_sender=False)
-    return f"{move_label(number, seat)} {transition.record}"
+    return played
 
 
 def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, seat: Seat) -> Result:
