@@ -2,13 +2,19 @@
 
 Usage: python bench/strength.py [--games N] [--variants KEY ...] [--max-level L | --levels L ...]
                                 [--max-seconds S] [--max-plies P] [--jobs J] [--seed SEED] [--json FILE]
+                                [--games-log FILE]
 
 For each variant and pairing (level 1 - random, 2 - 1, ..., L - (L-1)) N games are played with colours
-alternated. A game that reaches --max-plies without an end is adjudicated on the evaluation of its last
-position (300 centipawns or more decides it, anything less is a draw). Printed per pairing: wins, draws
-and losses of the higher level, its score, the Elo difference with a 95% error bar (from the spread of
-the game results; a clean sweep gives the one-sided 95% bound instead), the mean seconds per move of
-each side, and how many games were adjudicated.
+alternated. Between two computer levels a game ends early when both agree it is decided, as engine
+matches adjudicate (cutechess-cli's two-sided resign rule): for 3 moves of each side in a row the side
+ahead scores its own position at +600 centipawns or more and the side behind at -600 or less. A game that
+reaches --max-plies without an end is adjudicated on the evaluation of its last position (300 centipawns
+or more decides it, anything less is a draw). Printed per pairing: wins, draws and losses of the higher
+level, its score, the Elo difference with a 95% error bar (from the spread of the game results; a clean
+sweep gives the one-sided 95% bound instead), the mean seconds per move of each side, and how many games
+were adjudicated (at the ply limit or by the resign rule).
+--games-log appends every finished game to FILE as a JSON line and, run again, plays only the games not
+yet there: a run of many hours can be stopped and taken up again, on another day or machine.
 Exit status 1 if a target of the issue is missed (level 1 >= 90% against random, each level >= 60%
 against the one below), 0 otherwise.
 """
@@ -22,7 +28,7 @@ import random
 import sys
 import time
 import zlib
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +43,9 @@ from pbem.variants import all_variants, get_variant
 #: The side "level 0" is the random mover.
 RANDOM = 0
 ADJUDICATE_AT = 300
+#: The two-sided resign rule between computer levels: both scores past this for RESIGN_MOVES moves each.
+RESIGN_AT = 600
+RESIGN_MOVES = 3
 
 
 @dataclass
@@ -53,6 +62,10 @@ class Game:
     adjudicated: bool
     high_seconds: list[float] = field(default_factory=list)
     low_seconds: list[float] = field(default_factory=list)
+    number: int = 0
+    seed: int = 0
+    max_plies: int = 0
+    max_seconds: float | None = None
 
 
 @dataclass
@@ -85,12 +98,15 @@ def random_move(engine: Variant[Any, Any], state: Any, rng: random.Random) -> An
 
 
 def play_game(variant: str, high: int, low: int, high_is_white: bool, seed: int, max_plies: int,
-              max_seconds: float | None) -> Game:
+              max_seconds: float | None, number: int = 0) -> Game:
     engine = get_variant(variant)
     rng = random.Random(seed)
     state = engine.setup()
     high_seat = Seat.WHITE if high_is_white else Seat.BLACK
-    game = Game(variant, high, low, high_is_white, 0.5, 0, "", False)
+    game = Game(variant, high, low, high_is_white, 0.5, 0, "", False, number=number, seed=seed,
+                max_plies=max_plies, max_seconds=max_seconds)
+    # The high level's own score after each of its moves, negated for the low level's: the last 2k plies.
+    verdicts: list[int] = []
     for ply in range(max_plies):
         over = engine.outcome(state)
         if over is not None:
@@ -99,6 +115,14 @@ def play_game(variant: str, high: int, low: int, high_is_white: bool, seed: int,
             winner = over.winner
             game.score = 0.5 if winner is None else 1.0 if winner is high_seat else 0.0
             return game
+        if low != RANDOM and len(verdicts) >= 2 * RESIGN_MOVES:
+            recent = verdicts[-2 * RESIGN_MOVES:]
+            if all(v >= RESIGN_AT for v in recent) or all(v <= -RESIGN_AT for v in recent):
+                game.plies = ply
+                game.adjudicated = True
+                game.score = 1.0 if recent[-1] > 0 else 0.0
+                game.reason = f"resign rule at {recent[-1]:+d}"
+                return game
         seat = engine.to_act(state)
         assert seat is not None
         level = high if seat is high_seat else low
@@ -106,7 +130,9 @@ def play_game(variant: str, high: int, low: int, high_is_white: bool, seed: int,
         if level == RANDOM:
             action = random_move(engine, state, rng)
         else:
-            action = choose_action(engine, state, seat, level, rng, time.monotonic, max_seconds=max_seconds).action
+            result = choose_action(engine, state, seat, level, rng, time.monotonic, max_seconds=max_seconds)
+            action = result.action
+            verdicts.append(result.score if seat is high_seat else -result.score)
         (game.high_seconds if seat is high_seat else game.low_seconds).append(time.monotonic() - started)
         if isinstance(engine, SecretKeeping):
             action = engine.seal(state, action, f"bench-{seed}-{ply}")
@@ -126,6 +152,37 @@ def play_game(variant: str, high: int, low: int, high_is_white: bool, seed: int,
     game.reason = f"adjudicated at {value:+d}"
     game.score = 1.0 if value >= ADJUDICATE_AT else 0.0 if value <= -ADJUDICATE_AT else 0.5
     return game
+
+
+def _play(job: tuple[Any, ...]) -> Game:
+    return play_game(*job)
+
+
+@dataclass
+class _Done:
+    """A game played in this process, shaped like a finished future."""
+
+    game: Game
+
+    def result(self) -> Game:
+        return self.game
+
+
+def logged_games(path: Path | None) -> dict[tuple[Any, ...], Game]:
+    """The games a --games-log already holds, by what identifies a game's conditions."""
+    if path is None or not path.exists():
+        return {}
+    games = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            game = Game(**json.loads(line))
+            games[game_key(game)] = game
+    return games
+
+
+def game_key(game: Game) -> tuple[Any, ...]:
+    """A game's conditions: the same key means the same game, to be played once."""
+    return (game.variant, game.high, game.low, game.number, game.seed, game.max_plies, game.max_seconds)
 
 
 def elo(score: float) -> float:
@@ -188,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games played at once in processes (default 1)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", metavar="FILE", help="also write the pairings as JSON to FILE")
+    parser.add_argument("--games-log", metavar="FILE",
+                        help="append each finished game to FILE (JSON lines) and skip the games already there")
     args = parser.parse_args(argv)
     if not 1 <= args.max_level <= max(LEVELS):
         parser.error(f"--max-level is 1 to {max(LEVELS)}")
@@ -204,25 +263,41 @@ def main(argv: list[str] | None = None) -> int:
           "| adjudicated | target |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
     pairings: list[Pairing] = []
+    log = Path(args.games_log) if args.games_log else None
+    done = logged_games(log)
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    played = 0
     try:
         for variant in args.variants:
             for high, low in pairs:
-                jobs = []
+                jobs, games = [], []
                 for number in range(args.games):
                     seed = args.seed * 1_000_003 + zlib.crc32(f"{variant} {high} {number}".encode()) % 1_000_003
-                    jobs.append((variant, high, low, number % 2 == 0, seed, args.max_plies, args.max_seconds))
-                games = list(pool.map(play_game, *zip(*jobs, strict=True))) if pool else \
-                    [play_game(*job) for job in jobs]
-                pairing = summarise(games)
+                    job = (variant, high, low, number % 2 == 0, seed, args.max_plies, args.max_seconds, number)
+                    key = (variant, high, low, number, seed, args.max_plies, args.max_seconds)
+                    if key in done:
+                        games.append(done[key])
+                    else:
+                        jobs.append(job)
+                finished = as_completed([pool.submit(_play, job) for job in jobs]) if pool else \
+                    (_Done(_play(job)) for job in jobs)
+                for future in finished:  # each game logged as it ends: a stop loses only the games running
+                    game = future.result()
+                    games.append(game)
+                    played += 1
+                    if log is not None:
+                        with log.open("a") as out:
+                            out.write(json.dumps(asdict(game)) + "\n")
+                pairing = summarise(sorted(games, key=lambda g: g.number))
                 pairings.append(pairing)
                 print(row(pairing), flush=True)
                 if args.json:  # written after every pairing: a long run that stops keeps what it finished
                     Path(args.json).write_text(json.dumps([asdict(p) for p in pairings], indent=1) + "\n")
     finally:
         if pool is not None:
-            pool.shutdown()
-    print(f"\n{len(pairings) * args.games} games in {time.monotonic() - started:.0f} s")
+            pool.shutdown(cancel_futures=True)
+    print(f"\n{played} games played in {time.monotonic() - started:.0f} s, "
+          f"{len(pairings) * args.games - played} taken from the games log")
     return 0 if all(p.met for p in pairings) else 1
 
 

@@ -23,3 +23,26 @@ def test_strength_plays_each_pairing_with_colours_alternated(tmp_path: Path) -> 
         assert p["games"] == 2 and p["wins"] + p["draws"] + p["losses"] == 2
         assert 0 <= p["score"] <= 1 and p["high_seconds_per_move"] > 0
     assert "| voidrider | level 1 - random | 2 |" in done.stdout
+
+
+def test_games_log_takes_a_stopped_run_up_again(tmp_path: Path) -> None:
+    log = tmp_path / "games.jsonl"
+
+    def run(games: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(REPO / "bench" / "strength.py"), "--games", str(games),
+                               "--levels", "2", "--variants", "outer-space", "--max-plies", "12",
+                               "--games-log", str(log)], cwd=REPO, capture_output=True, text=True, timeout=600)
+
+    first = run(2)
+    assert first.returncode in (0, 1), first.stderr
+    lines = log.read_text().splitlines()
+    assert len(lines) == 2
+    assert "2 games played" in first.stdout and "0 taken from the games log" in first.stdout
+    second = run(3)  # a longer run of the same pairing plays only the third game
+    assert "1 games played" in second.stdout and "2 taken from the games log" in second.stdout
+    after = log.read_text().splitlines()
+    assert after[:2] == lines and len(after) == 3
+    games = [json.loads(line) for line in after]
+    assert sorted(g["number"] for g in games) == [0, 1, 2]
+    assert [g["high_is_white"] for g in sorted(games, key=lambda g: g["number"])] == [True, False, True]
+    assert all(g["max_plies"] == 12 and g["plies"] <= 12 for g in games)
