@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import logging
 import struct
 import uuid
@@ -10,13 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from PIL import Image
-
 from pbem.app.game_state import engine_for
 from pbem.engine.base import Audience, Recipient, Seat, View
 from pbem.engine.board_view import Highlight, Mark
 from pbem.mail.compose import HtmlSource, InlineImage
-from pbem.pictures.render import render_image, render_png
+from pbem.pictures.animation import animated_gif
+from pbem.pictures.render import render_png
 from pbem.store.models import Game, MoveRecord
 
 __all__ = ["Picture", "board_picture", "game_animation", "highlights_of", "html_source", "move_rows",
@@ -99,26 +97,13 @@ def game_animation(game: Game, moves: Sequence[MoveRecord]) -> bytes | None:
     """
     engine = engine_for(game)
     states = [engine.setup(), *(engine.load(row.state_after) for row in moves if row.state_after)]
-    frames: list[Image.Image] = []
+    views = []
     for state in states:
         board = engine.view(state, Audience.PUBLIC).board
         if board is None:
             return None
-        frames.append(render_image(board, scale=1).convert("RGB"))
-    for shrink in (1.0, 0.7, 0.5):
-        data = _gif([frame.resize((int(frame.width * shrink), int(frame.height * shrink)), Image.Resampling.LANCZOS)
-                     if shrink < 1 else frame for frame in frames])
-        if len(data) <= GIF_BUDGET:
-            return data
-    log.info("game %s: the GIF of %d positions does not fit a mail; not attached", game.id, len(frames))
-    return None
-
-
-def _gif(frames: Sequence[Image.Image]) -> bytes:
-    palette = frames[-1].quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    paletted = [frame.quantize(palette=palette, dither=Image.Dither.NONE) for frame in frames]
-    out = io.BytesIO()
-    durations = [FRAME_MS] * (len(paletted) - 1) + [LAST_FRAME_MS]
-    paletted[0].save(out, format="GIF", save_all=True, append_images=paletted[1:], duration=durations, loop=0,
-                     optimize=True, disposal=1)
-    return out.getvalue()
+        views.append(board)
+    data = animated_gif(views, FRAME_MS, LAST_FRAME_MS, GIF_BUDGET)
+    if data is None:
+        log.info("game %s: the GIF of %d positions does not fit a mail; not attached", game.id, len(views))
+    return data

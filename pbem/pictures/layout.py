@@ -74,10 +74,11 @@ def legend_entries(view: BoardView) -> tuple[tuple[PieceKind, str], ...]:
     return tuple((kind, names.get(kind, DEFAULT_NAMES[kind])) for kind in UNORTHODOX_KINDS if kind in present)
 
 
-def layout_of(view: BoardView) -> Layout:
-    """The geometry of a view's picture (cached by everything it depends on: not the pieces or marks)."""
+def layout_of(view: BoardView, width: int = WIDTH) -> Layout:
+    """The geometry of a view's picture ``width`` pixels wide (cached by everything it depends on: not the
+    pieces or marks). A narrower picture gets smaller cells, and its notes wrap sooner."""
     geometry = tuple((p.title, p.columns, p.rows, p.file_labels, p.rank_labels, p.at) for p in view.panels)
-    return _fit(geometry, view.notes, legend_entries(view))
+    return _fit(geometry, view.notes, legend_entries(view), width)
 
 
 @lru_cache(maxsize=256)
@@ -140,14 +141,16 @@ def _wrap(line: str, size: int, room: int) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def _fit(geometry: _Geometry, notes: tuple[str, ...], legend: tuple[tuple[PieceKind, str], ...]) -> Layout:
+def _fit(geometry: _Geometry, notes: tuple[str, ...], legend: tuple[tuple[PieceKind, str], ...],
+         wanted: int = WIDTH) -> Layout:
     cell = MAX_CELL
+    tallest = MAX_HEIGHT * wanted // WIDTH
     while True:
         board_width, board_height, origins, texts = _board(geometry, cell)
-        if cell <= MIN_CELL or (board_width <= WIDTH and board_height <= MAX_HEIGHT):
+        if cell <= MIN_CELL or (board_width <= wanted and board_height <= tallest):
             break
         cell -= 1
-    width = max(WIDTH, board_width)
+    width = max(wanted, board_width)
     shift = (width - board_width) // 2  # the board is centred
     origins = tuple((x + shift, y) for x, y in origins)
     placed = [Text(t.text, t.x + shift, t.y, t.size, t.anchor) for t in texts]

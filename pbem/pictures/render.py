@@ -36,7 +36,7 @@ from .colours import (
     TEXT,
 )
 from .figures import figure
-from .layout import cell_box, font, layout_of, legend_entries, picture_size
+from .layout import WIDTH, cell_box, font, layout_of, legend_entries, picture_size
 
 __all__ = [
     "BACKGROUND", "BLACK_HOLE", "DARK", "HIGHLIGHT", "HIGHLIGHT_FROM", "HIGHLIGHT_TO", "KING_SQUARE_COLOUR",
@@ -129,11 +129,12 @@ def _legend_tile(kind: PieceKind, white: bool, size: int) -> Image.Image:
     return _to_palette(image)
 
 
-def render_image(view: BoardView, scale: int = 1) -> Image.Image:
-    """The picture of a view as a palette ("P") image with the fixed palette (every frame alike, for a GIF)."""
+def render_image(view: BoardView, scale: int = 1, width: int = WIDTH) -> Image.Image:
+    """The picture of a view as a palette ("P") image with the fixed palette (every frame alike, for a GIF),
+    laid out ``width`` pixels wide at scale 1 (a smaller picture is drawn small, not shrunk: it stays crisp)."""
     if scale < 1:
         raise ValueError("the scale is a whole number from 1")
-    layout = layout_of(view)
+    layout = layout_of(view, width)
     canvas = Image.new("P", (layout.width * scale, layout.height * scale), 0)
     canvas.putpalette(_FLAT_PALETTE)
     size = layout.cell * scale
