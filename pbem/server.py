@@ -137,6 +137,7 @@ class Server:
                 return  # another instance runs the scheduler; we take over if it dies
             if await asyncio.to_thread(self.sweeper.sweep):
                 self._outbox_event.set()
+                self._inbox_event.set()  # the worker writes the mails of the notices the sweep left
             self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
         except Exception:
             log.exception("sweep failed; the next one retries")

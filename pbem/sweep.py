@@ -4,8 +4,11 @@ idempotently.
 Everything the sweep needs lives in the database (each game's clock and
 ``next_event_at``), so a sweep can run at any moment, twice, or late after
 a restart, and does each thing exactly once: a reminder or late notice is
-marked in the clock in the same transaction that queues its mail, and a game
-lost on time is finished, so the next sweep finds nothing left to do.
+marked in the clock in the same transaction that records its notice, and a
+game lost on time is finished, so the next sweep finds nothing left to do.
+The sweep only decides: a notice's mails (boards, pictures, the game's GIF)
+are written by the worker (pbem.notices), so a sweep with a hundred games
+out of time takes its decisions' time, and the moves of other games go on.
 """
 
 from __future__ import annotations
@@ -18,11 +21,10 @@ from sqlmodel import col, func, select
 
 from pbem.app.clocks import clock_of, control_of, grace, resume_clocks, store_clock
 from pbem.app.context import Context, Services
+from pbem.app.deadline_mails import ended_notice, late_notice, reminder_notice
 from pbem.app.digest import digest_mail
-from pbem.app.game_mail import board_block, final_mail, game_mail
 from pbem.app.game_state import engine_for, handles
-from pbem.app.games import end_without_move, game_over
-from pbem.app.news import when
+from pbem.app.games import close_without_move, game_over
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.settings import digest_reader, next_digest_time
 from pbem.clock import Clock, duration, reminder_points
@@ -126,35 +128,17 @@ class Sweeper:
             return clock.mark_reminded(passed)
         return clock
 
-    def _state(self, game: Game) -> object:
-        return engine_for(game).load(game.state)
-
     def _remind(self, ctx: Context, game: Game, seat: Seat, deadline: datetime, now: datetime) -> None:
         left = duration((deadline - now).total_seconds())
         log.info("deadline: game %s, reminder to %s (%s left)", game.id, seat.value, left)
         DEADLINE_EVENTS.labels("reminder").inc()
-        headline = f"Reminder: your move in game {game.id}; deadline {when(deadline)} ({left} left)."
-        ctx.send(game_mail(ctx, game, seat, "player/reminder.txt", headline=headline, left=left,
-                           board=board_block(ctx, game, self._state(game), seat)))
+        ctx.session.add(reminder_notice(game, seat, deadline, left))
 
     def _late_notice(self, ctx: Context, game: Game, seat: Seat, forfeit_at: datetime) -> None:
-        names = handles(ctx, game)
-        aborts = self._aborts(ctx, game, seat)
         log.info("deadline: game %s, %s's time is up; late notices sent (forfeit at %s)", game.id, seat.value,
                  forfeit_at.strftime("%Y-%m-%d %H:%M UTC"))
         DEADLINE_EVENTS.labels("late").inc()
-        for recipient in Seat:
-            if recipient is seat:
-                ending = "the game is aborted" if aborts else "lose on time"
-                headline = f"Your time is up in game {game.id}: move by {when(forfeit_at)} or {ending}."
-            elif aborts:
-                headline = (f"{names[seat]}'s time is up in game {game.id}; with no first move by "
-                            f"{when(forfeit_at)} the game is aborted.")
-            else:
-                headline = f"{names[seat]}'s time is up in game {game.id}; no move by {when(forfeit_at)} wins you it."
-            ctx.send(game_mail(ctx, game, recipient, "player/late.txt", headline=headline, late=seat,
-                               forfeit_at=forfeit_at.strftime("%Y-%m-%d %H:%M UTC"),
-                               board=board_block(ctx, game, self._state(game), recipient)))
+        ctx.session.add(late_notice(game, seat, forfeit_at, self._aborts(ctx, game, seat)))
 
     def _lose_on_time(self, ctx: Context, game: Game, clock: Clock, seat: Seat) -> None:
         names = handles(ctx, game)
@@ -165,10 +149,9 @@ class Sweeper:
         log.info("deadline: game %s, %s out of time: %s", game.id, seat.value, outcome.reason)
         DEADLINE_EVENTS.labels("aborted" if outcome.result == "*" else "timeout").inc()
         game.clock = clock.dump()
-        state = end_without_move(ctx, game, outcome)
-        game_over(ctx, game)
-        for recipient in Seat:
-            ctx.send(final_mail(ctx, game, recipient, outcome, state))
+        close_without_move(ctx, game, outcome)
+        game_over(ctx, game)  # scored and rated now; the mails follow from the worker
+        ctx.session.add(ended_notice(game, seat, outcome))
 
     def _aborts(self, ctx: Context, game: Game, seat: Seat) -> bool:
         """Fair starts: a casual game whose side out of time never moved is aborted, not lost (if configured).

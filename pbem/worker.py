@@ -35,6 +35,7 @@ from pbem.mail.inbound.parse import InboundMail, parse_mail
 from pbem.mail.outbox import queue_mail
 from pbem.mail.render import render
 from pbem.metrics import MAILS_FAILED, MAILS_PROCESSED, PROCESSING_SECONDS
+from pbem.notices import NoticeWriter
 from pbem.store.db import Database
 from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
 from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxKind
@@ -105,14 +106,20 @@ class Worker:
     def __init__(self, db: Database, services: Services) -> None:
         self.db = db
         self.services = services
+        self.notices = NoticeWriter(db, services)
 
     def process_next(self, batch: int = 1) -> bool:
-        """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty.
+        """Write up to ``batch`` deadline notices the sweep left, or else process up to ``batch`` waiting
+        mails, oldest first; False when there is neither.
 
         The mails share one commit (one fsync), but each runs in a savepoint of its
         own: a mail that fails leaves nothing behind but its 'failed' mark, and the
         others in the batch still apply.
         """
+        return self.notices.write_next(batch) or self.process_mail(batch)
+
+    def process_mail(self, batch: int = 1) -> bool:
+        """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty."""
         waiting = select(InboxItem.id).where(InboxItem.status == InboxStatus.NEW).limit(1)
         with self.db.read() as session:  # an empty inbox costs no write lock
             if session.exec(waiting).first() is None:

@@ -27,14 +27,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pbem.app",),
     ("pbem.events",),
     ("pbem.commands",),
-    ("pbem.worker", "pbem.sweep", "pbem.computer_player", "pbem.scheduler", "pbem.startup", "pbem.web"),
+    ("pbem.worker", "pbem.notices", "pbem.sweep", "pbem.computer_player", "pbem.scheduler", "pbem.startup",
+     "pbem.web"),
     ("pbem.server", "pbem.cli", "pbem.__main__"),
 )
 
 #: What the engines and variants (pure rules, no I/O) may never import.
-IMPURE = ("pbem.mail", "pbem.store", "pbem.app", "pbem.events", "pbem.commands", "pbem.worker", "pbem.sweep",
-          "pbem.server", "pbem.cli", "jinja2", "sqlmodel", "sqlalchemy", "aiosmtpd", "aiosmtplib", "smtplib", "socket",
-          "apscheduler", "random")
+IMPURE = ("pbem.mail", "pbem.store", "pbem.app", "pbem.events", "pbem.commands", "pbem.worker", "pbem.notices",
+          "pbem.sweep", "pbem.server", "pbem.cli", "jinja2", "sqlmodel", "sqlalchemy", "aiosmtpd", "aiosmtplib",
+          "smtplib", "socket", "apscheduler", "random")
 
 
 def module_name(path: Path) -> str:

@@ -11,7 +11,6 @@ from sqlmodel import select
 from pbem.engine.base import Seat
 from pbem.store.event_models import Rating
 from pbem.store.models import Game
-from pbem.sweep import Sweeper
 from tests.helpers.clock import FakeTime, make_pipe
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
@@ -38,7 +37,7 @@ def pipe(tmp_path: Path, time: FakeTime) -> Iterator[Pipeline]:
 
 def sweep_at(pipe: Pipeline, time: FakeTime, days: float) -> dict[str, str]:
     time.at(days)
-    Sweeper(pipe.db, pipe.services).sweep()
+    pipe.sweep()
     return {r: " ".join(body_of(m).split()) for r, m in pipe.drain_outbox()}
 
 

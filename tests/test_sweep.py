@@ -10,7 +10,6 @@ import pytest
 from sqlmodel import select
 
 from pbem.store.models import Game
-from pbem.sweep import Sweeper
 from tests.helpers.clock import T0, FakeTime, make_pipe
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
@@ -30,7 +29,7 @@ def start(pipe: Pipeline, terms: str = "days 10") -> tuple[str, str, str, str]:
 def sweep_at(pipe: Pipeline, time: FakeTime, days: float) -> list[tuple[str, str, str]]:
     """Move the clock, sweep, and return (recipient, subject, body) of every mail queued."""
     time.at(days)
-    Sweeper(pipe.db, pipe.services).sweep()
+    pipe.sweep()
     return [(r, str(m["Subject"]), body_of(m)) for r, m in pipe.drain_outbox()]
 
 

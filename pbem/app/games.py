@@ -44,6 +44,7 @@ __all__ = [
     "announce_offer",
     "apply_side_action",
     "close_game",
+    "close_without_move",
     "end_without_move",
     "finish_game",
     "game_over",
@@ -362,14 +363,19 @@ def end_without_move(ctx: Context, game: Game, outcome: Outcome) -> Any:
 
     Returns the final state for the players' mails, which each caller words its own way.
     """
+    close_without_move(ctx, game, outcome)
+    notify_observers(ctx, game)
+    return engine_for(game).load(game.state)
+
+
+def close_without_move(ctx: Context, game: Game, outcome: Outcome) -> None:
+    """Finish ``game`` outside play, telling nobody yet (the sweep leaves its mails to the worker)."""
     close_game(game, outcome)
     game.version += 1
     game.updated_at = ctx.services.now()
     ctx.session.add(game)
     assert game.id is not None
     ctx.touched_games[game.id] = game
-    notify_observers(ctx, game)
-    return engine_for(game).load(game.state)
 
 
 def finish_game(ctx: Context, game: Game, outcome: Outcome, by: Seat) -> Result:

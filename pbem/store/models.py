@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, LargeBinary, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-from pbem.store.vocabulary import ChallengeStatus, GameStatus, InboxStatus, OutboxKind, OutboxStatus
+from pbem.store.vocabulary import ChallengeStatus, GameStatus, InboxStatus, NoticeStatus, OutboxKind, OutboxStatus
 
 #: A mail row whose body retention has not emptied yet: the condition of the retention indexes, which a query
 #: must state in these very words (a bound parameter instead of the 0 would not match the index).
@@ -129,6 +129,25 @@ class DigestItem(SQLModel, table=True):
     news: str = Field(sa_column=Column(Text, nullable=False))
     notes: str = Field(default="", sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class GameNotice(SQLModel, table=True):
+    """A deadline event the sweep decided (a reminder, a late notice, a game ended on time) whose mails the
+    worker still has to write; the row is deleted in the transaction that queues them, so each goes once."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    kind: str = Field(max_length=16)  # NoticeKind
+    seat: str = Field(max_length=8)  # whose clock it was
+    #: The game's ply when it was decided: a reminder or late notice for a turn played since is dropped.
+    ply: int = 0
+    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    #: NoticeStatus: new, or failed (kept for the operator, with the error)
+    status: str = Field(default=NoticeStatus.NEW, max_length=8)
+    error: str = Field(default="", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (Index("ix_gamenotice_status_id", "status", "id"),)
 
 
 class Observation(SQLModel, table=True):

@@ -11,6 +11,8 @@ __all__ = [
     "EventStatus",
     "GameStatus",
     "InboxStatus",
+    "NoticeKind",
+    "NoticeStatus",
     "OutboxKind",
     "OutboxStatus",
 ]
@@ -44,6 +46,19 @@ class InboxStatus(StrEnum):
     NEW = "new"
     DONE = "done"
     HELD = "held"
+    FAILED = "failed"
+
+
+class NoticeKind(StrEnum):
+    """What a :class:`~pbem.store.models.GameNotice` tells the players."""
+
+    REMINDER = "reminder"
+    LATE = "late"
+    ENDED = "ended"  # lost on time, or aborted for want of a first move
+
+
+class NoticeStatus(StrEnum):
+    NEW = "new"
     FAILED = "failed"
 
 

@@ -18,7 +18,6 @@ from pbem.computer_player import ComputerPlayer
 from pbem.engine.base import Seat
 from pbem.store.event_models import Rating
 from pbem.store.models import Account, AnalysisRequest, ComputerRating, Game, MoveRecord, OutboxItem
-from pbem.sweep import Sweeper
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, only_mail, register
@@ -85,7 +84,7 @@ def test_the_computer_moves_first_as_white_and_a_sweep_long_after_does_not_time_
     _challenge(pipe, "black level 1 days 1")
     assert _game(pipe).computer_due_at is not None
     moment[0] += timedelta(days=30)  # the server was down for a month
-    assert Sweeper(pipe.db, pipe.services).sweep() == 0
+    assert pipe.sweep() == 0
     assert _game(pipe).status == "active"
     ComputerPlayer(pipe.db, pipe.services).play_due_inline()
     assert "pbem computer (level 1) played 1." in body_of(only_mail(pipe, ALICE))

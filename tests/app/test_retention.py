@@ -12,7 +12,6 @@ from sqlmodel import col, select
 
 from pbem.mail.smtpd import store_inbound
 from pbem.store.models import Game, InboxItem, MoveRecord, OutboxItem
-from pbem.sweep import Sweeper
 from tests.helpers.clock import FakeTime
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, begin_game
@@ -42,10 +41,10 @@ def test_the_sweep_empties_old_bodies_and_keeps_ids_and_games(pipe: Pipeline, ti
     inbox, outbox = bodies(pipe)
     assert all(inbox) and all(outbox)
     time.now = start + timedelta(days=5)
-    Sweeper(pipe.db, pipe.services).sweep()
+    pipe.sweep()
     assert bodies(pipe) == (inbox, outbox)  # nothing is old enough yet
     time.now = start + timedelta(days=11)
-    Sweeper(pipe.db, pipe.services).sweep()
+    pipe.sweep()
     inbox_after, outbox_after = bodies(pipe)
     assert inbox_after == inbox and set(outbox_after) == {0}  # sent mails first: 10 days
     time.now = start + timedelta(days=11)
@@ -56,7 +55,7 @@ def test_the_sweep_empties_old_bodies_and_keeps_ids_and_games(pipe: Pipeline, ti
         latest.received_at = time.now
         session.add(latest)
     time.now = start + timedelta(days=31)
-    Sweeper(pipe.db, pipe.services).sweep()
+    pipe.sweep()
     inbox_after, _ = bodies(pipe)
     assert inbox_after[:-1] == [0] * (len(inbox_after) - 1) and inbox_after[-1] > 0  # day 11's stays
     # The Message-ID still absorbs a late copy of the first move, which is not played twice.

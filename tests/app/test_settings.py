@@ -14,7 +14,6 @@ import pytest
 from sqlmodel import select
 
 from pbem.store.models import Account, DigestItem, Game
-from pbem.sweep import Sweeper
 from tests.helpers.clock import T0, FakeTime
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
@@ -54,7 +53,7 @@ def deadline_of(pipe: Pipeline, game_id: int = 1) -> object:
 
 
 def sweep(pipe: Pipeline) -> int:
-    return Sweeper(pipe.db, pipe.services).sweep()
+    return pipe.sweep()
 
 
 # -- set and settings -----------------------------------------------------------------------------------

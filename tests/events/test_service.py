@@ -13,7 +13,6 @@ from sqlmodel import col, select
 from pbem.engine.base import Seat
 from pbem.store.event_models import Event, EventPlayer, Rating
 from pbem.store.models import Account, Game
-from pbem.sweep import Sweeper
 from tests.helpers.events import config_file, organiser, standings_rows
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
@@ -227,7 +226,7 @@ def test_a_loss_on_time_counts_as_a_loss_and_can_end_the_event(tmp_path: Path) -
         (_, white, black, *_), = games(pipe)
         pipe.drain_outbox()
         ahead[0] = timedelta(days=3)  # White never moves
-        assert Sweeper(pipe.db, pipe.services).sweep() == 1
+        assert pipe.sweep() == 1
         finals = {r: body_of(m) for r, m in pipe.drain_outbox() if "final result" in str(m["Subject"])}
         assert sorted(finals) == [email("alice"), email("bob")]
         assert f"Winner: {black}" in finals[email(white)] and "lost on time" in finals[email(white)]

@@ -19,6 +19,7 @@ from pbem.mail.smtpd import store_inbound
 from pbem.startup import build_services
 from pbem.store.db import Database
 from pbem.store.models import OutboxItem
+from pbem.sweep import Sweeper
 from pbem.worker import Worker
 
 POSTGRES_URL = os.environ.get("PBEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -92,6 +93,12 @@ class Pipeline:
         message.set_content(body)
         store_inbound(self.db, message.as_bytes(), sender, [to], self.addresses.domain)
         return str(message["Message-ID"])
+
+    def sweep(self) -> int:
+        """One sweep as the server runs it, then the worker writes the mails of the notices it left."""
+        changed = Sweeper(self.db, self.services).sweep()
+        self.worker.drain()
+        return changed
 
     def drain_outbox(self) -> list[tuple[str, EmailMessage]]:
         """Every queued mail (recipient, message), marked sent, in queue order."""

@@ -18,7 +18,6 @@ from sqlmodel import SQLModel, select
 import pbem.store.models
 from pbem.store.db import Database
 from pbem.store.models import Game, MoveRecord
-from pbem.sweep import Sweeper
 from pbem.variants import get_variant
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
@@ -103,7 +102,7 @@ def test_an_old_deadline_is_still_enforced_after_the_upgrade(url: str, tmp_path:
     pipe = Pipeline(tmp_path, database_url=url, now=lambda: later,
                     PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false")  # bob never moved: a loss, not an abort
     try:
-        Sweeper(pipe.db, pipe.services).sweep()
+        pipe.sweep()
         mails = dict(pipe.drain_outbox())
         assert "bob lost on time" in body_of(mails["alice@players.example"])
     finally:

@@ -1,0 +1,57 @@
+"""The worker's second queue: the mails of the deadline notices the sweep decided, each written exactly once."""
+
+from __future__ import annotations
+
+import logging
+import traceback
+
+from sqlmodel import Session, col, select
+
+from pbem.app.context import Context, Services
+from pbem.app.deadline_mails import write_notice
+from pbem.app.secrecy import queue_outgoing
+from pbem.store.db import Database
+from pbem.store.models import Game, GameNotice
+from pbem.store.vocabulary import NoticeStatus
+
+__all__ = ["NoticeWriter"]
+
+log = logging.getLogger(__name__)
+
+
+class NoticeWriter:
+    """Writes waiting notices oldest first: a notice's mails are queued and the notice deleted in one
+    transaction (a crash in between leaves the notice, written again after the restart)."""
+
+    def __init__(self, db: Database, services: Services) -> None:
+        self.db = db
+        self.services = services
+
+    def write_next(self, batch: int = 1) -> bool:
+        """Write up to ``batch`` waiting notices; False when none waits."""
+        waiting = select(GameNotice.id).where(GameNotice.status == NoticeStatus.NEW).limit(1)
+        with self.db.read() as session:  # nothing waiting costs no write lock
+            if session.exec(waiting).first() is None:
+                return False
+        with self.db.transaction() as session:
+            statement = (select(GameNotice).where(GameNotice.status == NoticeStatus.NEW)
+                         .order_by(col(GameNotice.id)).limit(batch))
+            notices = list(session.exec(self.db.claimable(statement)).all())
+            for notice in notices:
+                self._write_one(session, notice)
+        return bool(notices)
+
+    def _write_one(self, session: Session, notice: GameNotice) -> None:
+        try:
+            with session.begin_nested():
+                game = session.exec(self.db.locked(select(Game).where(Game.id == notice.game_id))).one()
+                ctx = Context(session=session, services=self.services)
+                ctx.touched_games[notice.game_id] = game
+                if write_notice(ctx, game, notice):
+                    queue_outgoing(ctx)
+                session.delete(notice)
+        except Exception:  # kept, marked, and logged: the other notices and mails still go
+            log.exception("notice %s (%s in game %s) failed", notice.id, notice.kind, notice.game_id)
+            notice.status = NoticeStatus.FAILED
+            notice.error = traceback.format_exc()[-4000:]
+            session.add(notice)

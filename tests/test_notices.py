@@ -1,0 +1,109 @@
+"""Deadline notices: the sweep decides and records, the worker writes the mails, each exactly once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from pbem.store.models import Game, GameNotice, OutboxItem
+from pbem.sweep import Sweeper
+from tests.helpers.clock import FakeTime, make_pipe
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.players import ALICE, BOB, begin_game
+
+
+@pytest.fixture
+def pipe(tmp_path: Path, time: FakeTime) -> Iterator[Pipeline]:
+    yield from make_pipe(tmp_path, time, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false")
+
+
+def notices(pipe: Pipeline) -> list[GameNotice]:
+    with pipe.db.transaction() as session:  # committed, not rolled back: the rows stay readable
+        return list(session.exec(select(GameNotice)).all())
+
+
+def queued(pipe: Pipeline) -> int:
+    with pipe.db.read() as session:
+        return len(session.exec(select(OutboxItem).where(OutboxItem.status == "pending")).all())
+
+
+def game(pipe: Pipeline) -> Game:
+    with pipe.db.transaction() as session:
+        return session.exec(select(Game)).one()
+
+
+def test_the_sweep_ends_the_game_and_the_worker_writes_its_mails(pipe: Pipeline, time: FakeTime) -> None:
+    begin_game(pipe, "days 2")
+    pipe.drain_outbox()
+    time.at(2.0)
+    assert Sweeper(pipe.db, pipe.services).sweep() == 1
+    over = game(pipe)
+    assert over.status == "finished" and over.result == "0-1"  # decided at once, in the sweep's transaction
+    assert queued(pipe) == 0
+    [notice] = notices(pipe)
+    assert (notice.kind, notice.seat, notice.details["result"]) == ("ended", "white", "0-1")
+    assert pipe.worker.process_next() and not pipe.worker.process_next()
+    mails = pipe.drain_outbox()
+    assert sorted(r for r, _ in mails) == [ALICE, BOB]
+    assert all("alice lost on time" in body_of(m) for _, m in mails)
+    assert all(m.get_content_type() == "multipart/mixed" for _, m in mails)  # the record and the GIF
+    assert notices(pipe) == []
+
+
+def test_a_restart_between_the_sweep_and_the_worker_sends_the_mails_once(tmp_path: Path, time: FakeTime) -> None:
+    for first in make_pipe(tmp_path, time, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false"):
+        begin_game(first, "days 2")
+        first.drain_outbox()
+        time.at(2.0)
+        Sweeper(first.db, first.services).sweep()  # committed; the server dies before its worker runs
+    for second in make_pipe(tmp_path, time, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false"):
+        assert second.sweep() == 0  # nothing left to decide: the game is over
+        mails = second.drain_outbox()
+        assert sorted(r for r, _ in mails) == [ALICE, BOB]
+        second.sweep()
+        second.worker.drain()
+        assert second.drain_outbox() == [] and notices(second) == []
+
+
+def test_a_reminder_for_a_turn_played_since_is_dropped(pipe: Pipeline, time: FakeTime) -> None:
+    _, _, seat_a, _ = begin_game(pipe, "days 10")
+    pipe.drain_outbox()
+    time.at(5.0)
+    Sweeper(pipe.db, pipe.services).sweep()
+    assert [n.kind for n in notices(pipe)] == ["reminder"]
+    pipe.queue(ALICE, seat_a, "e4")
+    assert pipe.worker.process_mail()  # the move is played before the reminder is written
+    assert game(pipe).ply == 1
+    pipe.drain_outbox()
+    assert pipe.worker.process_next()
+    assert notices(pipe) == [] and pipe.drain_outbox() == []  # no "your move" to alice after she moved
+
+
+def test_late_notices_are_written_for_both_players(tmp_path: Path, time: FakeTime) -> None:
+    for pipe in make_pipe(tmp_path, time, PBEM_GAMES_GRACE_DAYS="2"):
+        begin_game(pipe, "days 3")
+        pipe.drain_outbox()
+        time.at(3.0)
+        pipe.sweep()
+        mails = {r: body_of(m) for r, m in pipe.drain_outbox()}
+        assert "Your time is up in game 1" in mails[ALICE] and "the game is aborted" in mails[ALICE]
+        assert "with no first move by" in mails[BOB]
+
+
+def test_a_notice_that_cannot_be_written_is_kept_as_failed_and_the_others_go(pipe: Pipeline,
+                                                                            time: FakeTime) -> None:
+    begin_game(pipe, "days 2")
+    pipe.drain_outbox()
+    game_id = game(pipe).id or 0
+    with pipe.db.transaction() as session:
+        session.add(GameNotice(game_id=game_id, kind="ended", seat="white", ply=0, details={}))
+    time.at(2.0)
+    pipe.sweep()
+    assert sorted(r for r, _ in pipe.drain_outbox()) == [ALICE, BOB]  # the game's end still told
+    [kept] = notices(pipe)
+    assert kept.status == "failed" and "KeyError" in kept.error
+    assert not pipe.worker.process_next()  # a failed notice is not retried in a loop
