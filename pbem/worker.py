@@ -109,14 +109,17 @@ class Worker:
         self.notices = NoticeWriter(db, services)
 
     def process_next(self, batch: int = 1) -> bool:
-        """Write up to ``batch`` deadline notices the sweep left, or else process up to ``batch`` waiting
-        mails, oldest first; False when there is neither.
+        """Write one deadline notice the sweep left, then process up to ``batch`` waiting mails, oldest
+        first; False when there was neither.
 
+        One notice a round: a sweep that ended a hundred games leaves a hundred notices (each some 40 ms
+        of pictures), and the moves that arrive meanwhile go between them instead of after them all.
         The mails share one commit (one fsync), but each runs in a savepoint of its
         own: a mail that fails leaves nothing behind but its 'failed' mark, and the
         others in the batch still apply.
         """
-        return self.notices.write_next(batch) or self.process_mail(batch)
+        wrote = self.notices.write_next()
+        return self.process_mail(batch) or wrote
 
     def process_mail(self, batch: int = 1) -> bool:
         """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty."""

@@ -82,7 +82,7 @@ def test_perft_measures_each_engine_between_two_references() -> None:
 
 SCALE_FIGURES = ("worker_cpu_ms", "worker_cpu_p90_ms", "worker_wall_ms", "p50_ms", "p99_ms", "achieved_rate",
                  "sweep_s", "sweep_idle_s", "next_event_ms", "purge_s", "startup_s", "rss_start_mb", "rss_idle_mb",
-                 "rss_after_mb", "held_mb")
+                 "rss_after_mb", "held_mb", "notices_s")
 
 
 def test_scale_bench_reports_every_figure(tmp_path: Path) -> None:
@@ -93,6 +93,7 @@ def test_scale_bench_reports_every_figure(tmp_path: Path) -> None:
     figures = json.loads(out.read_text())["results"]["sqlite"]["200"]
     assert figures["seed"]["games"] == 200 and figures["seed"]["active"] == 40 and figures["seed"]["due"] == 4
     assert figures["sweep_changed"] == 4 and figures["sweep_idle_changed"] == 0  # each due game ended once
+    assert figures["notices"] == 4  # and its notice written once, by the worker
     assert figures["worker_moves"] == 8 and figures["latency_moves"] == 6
     assert figures["serve_errors_logged"] == 0
     for name in SCALE_FIGURES:

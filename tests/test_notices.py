@@ -107,3 +107,21 @@ def test_a_notice_that_cannot_be_written_is_kept_as_failed_and_the_others_go(pip
     [kept] = notices(pipe)
     assert kept.status == "failed" and "KeyError" in kept.error
     assert not pipe.worker.process_next()  # a failed notice is not retried in a loop
+
+
+def test_mails_go_between_the_notices_of_a_big_sweep_not_after_them_all(pipe: Pipeline, time: FakeTime) -> None:
+    alice, _, _, _ = begin_game(pipe, "days 2")
+    pipe.drain_outbox()
+    time.at(2.0)
+    Sweeper(pipe.db, pipe.services).sweep()
+    [ended] = notices(pipe)
+    with pipe.db.transaction() as session:  # as if the sweep had ended three games
+        for _ in range(2):
+            session.add(GameNotice(game_id=ended.game_id, kind="ended", seat="white", ply=0, details=ended.details))
+    pipe.queue(ALICE, alice, "games")
+    assert pipe.worker.process_next()
+    assert len(notices(pipe)) == 2  # one notice written this round...
+    answered = [body_of(m) for r, m in pipe.drain_outbox() if r == ALICE]
+    assert any("Games of alice:" in body and "over, 0-1" in body for body in answered)  # ...and the mail answered
+    pipe.worker.drain()
+    assert notices(pipe) == []
