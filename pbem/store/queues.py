@@ -11,8 +11,8 @@ from sqlalchemy import CursorResult, func, update
 from sqlmodel import Session, col, select
 
 from pbem.store.db import Database
-from pbem.store.models import AnalysisRequest, Game, InboxItem, OutboxItem
-from pbem.store.vocabulary import InboxStatus, OutboxStatus
+from pbem.store.models import AnalysisRequest, Game, GameNotice, InboxItem, OutboxItem
+from pbem.store.vocabulary import InboxStatus, NoticeStatus, OutboxStatus
 
 __all__ = ["QueueCount", "failed_inbox", "failed_outbox", "queue_counts", "requeue_failed"]
 
@@ -21,7 +21,7 @@ __all__ = ["QueueCount", "failed_inbox", "failed_outbox", "queue_counts", "reque
 class QueueCount:
     """The rows of one queue in one status, and when the oldest of them arrived (None: no rows)."""
 
-    queue: str  # "inbox", "outbox" or "computer"
+    queue: str  # "inbox", "outbox", "computer" or "notices"
     status: str
     count: int
     oldest: datetime | None
@@ -29,7 +29,8 @@ class QueueCount:
 
 def queue_counts(session: Session) -> list[QueueCount]:
     """Inbox rows by status (oldest by received_at), then outbox rows by status (oldest by created_at);
-    every known status is listed, with 0 where there are none; then the computer's waiting work."""
+    every known status is listed, with 0 where there are none; then the computer's waiting work and the
+    deadline notices waiting for the worker."""
     inbox = session.exec(select(InboxItem.status, func.count(), func.min(InboxItem.received_at))
                          .group_by(col(InboxItem.status))).all()
     outbox = session.exec(select(OutboxItem.status, func.count(), func.min(OutboxItem.created_at))
@@ -47,6 +48,12 @@ def queue_counts(session: Session) -> list[QueueCount]:
                             .where(col(AnalysisRequest.done_at).is_(None))).one()
     found.append(QueueCount("computer", "games", int(games[0]), games[1]))
     found.append(QueueCount("computer", "analyses", int(analyses[0]), analyses[1]))
+    # The deadline notices the sweep decided and the worker has not written yet (or could not: failed).
+    notices = dict((str(status), (int(count), oldest)) for status, count, oldest in session.exec(
+        select(GameNotice.status, func.count(), func.min(GameNotice.created_at)).group_by(col(GameNotice.status))))
+    for status in map(str, NoticeStatus):
+        count, oldest = notices.get(status, (0, None))
+        found.append(QueueCount("notices", status, count, oldest))
     return found
 
 

@@ -331,6 +331,7 @@ def test_queue_counts_mails_by_status_with_the_oldest_waiting(pipe: Pipeline, co
     assert rows[("inbox", "new")] == ["0", "-"] and rows[("inbox", "done")] == ["2", "-"]
     assert rows[("outbox", "pending")][0] == "1" and rows[("outbox", "pending")][1] != "-"
     assert rows[("computer", "games")] == ["0", "-"] and rows[("computer", "analyses")] == ["0", "-"]
+    assert rows[("notices", "new")] == ["0", "-"] and rows[("notices", "failed")] == ["0", "-"]
     pipe.send(ALICE, pipe.addresses.personal(1), "challenge computer tri-d black")  # the computer is white
     rows = {(line.split()[0], line.split()[1]): line.split()[2:] for line in ok(config, "queue").splitlines()[1:]}
     assert rows[("computer", "games")][0] == "1" and re.fullmatch(r"\d+s", rows[("computer", "games")][1])
