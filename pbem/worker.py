@@ -18,7 +18,7 @@ from pbem.app.game_directory import game_directory
 from pbem.app.game_files import final_attachments
 from pbem.app.game_mail import subject_of, thread_root
 from pbem.app.game_pictures import html_source
-from pbem.app.game_state import engine_for, handles, player_id, records
+from pbem.app.game_state import handles, player_id, records, state_of
 from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.settings import white_bottom_for
@@ -409,7 +409,7 @@ class Worker:
         """The reply that ends a game (a resignation, an accepted draw, a mate) is that player's last mail
         of it: like the opponent's, it gets the final picture, the HTML part, the record and the GIF.
         Other replies are results and stay plain text (the opponent's mail carries the picture)."""
-        source = html_source(game, engine_for(game).load(game.state), seat, self.services.addresses.domain,
+        source = html_source(game, state_of(game), seat, self.services.addresses.domain,
                              clock_lines(ctx, game, handles(ctx, game)), records(ctx, game),
                              white_bottom=white_bottom_for(ctx, game, seat))
         if source.diagram.strip() and source.diagram.strip() in reply.body:

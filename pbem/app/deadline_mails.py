@@ -8,7 +8,7 @@ from typing import Any
 
 from pbem.app.context import Context
 from pbem.app.game_mail import board_block, final_mail, game_mail
-from pbem.app.game_state import engine_for, handles
+from pbem.app.game_state import handles, state_of
 from pbem.app.news import when
 from pbem.app.observers import notify_observers
 from pbem.engine.base import Outcome, Seat
@@ -56,14 +56,14 @@ def write_notice(ctx: Context, game: Game, notice: GameNotice) -> bool:
 
 def _remind(ctx: Context, game: Game, seat: Seat, deadline: datetime, left: str) -> None:
     headline = f"Reminder: your move in game {game.id}; deadline {when(deadline)} ({left} left)."
-    state = engine_for(game).load(game.state)
+    state = state_of(game)
     ctx.send(game_mail(ctx, game, seat, "player/reminder.txt", headline=headline, left=left,
                        board=board_block(ctx, game, state, seat)))
 
 
 def _late(ctx: Context, game: Game, seat: Seat, forfeit_at: datetime, aborts: bool) -> None:
     names = handles(ctx, game)
-    state = engine_for(game).load(game.state)
+    state = state_of(game)
     for recipient in Seat:
         if recipient is seat:
             ending = "the game is aborted" if aborts else "lose on time"
@@ -81,6 +81,6 @@ def _late(ctx: Context, game: Game, seat: Seat, forfeit_at: datetime, aborts: bo
 def _ended(ctx: Context, game: Game, outcome: Outcome) -> None:
     """The observers' mail and both players' last mails, with the record and the game's GIF."""
     notify_observers(ctx, game)
-    state = engine_for(game).load(game.state)
+    state = state_of(game)
     for recipient in Seat:
         ctx.send(final_mail(ctx, game, recipient, outcome, state))

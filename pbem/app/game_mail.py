@@ -11,7 +11,7 @@ from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
 from pbem.app.game_files import final_attachments
 from pbem.app.game_pictures import html_source
-from pbem.app.game_state import engine_for, handles, player_id, records
+from pbem.app.game_state import engine_for, handles, player_id, records, state_of
 from pbem.app.news import result_news
 from pbem.app.records import mail_movetext
 from pbem.app.settings import white_bottom_for
@@ -95,7 +95,7 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str
     clock = clock_lines(ctx, game, names)
     link = web_link(ctx, f"/games/{game.id}")
     body = with_link(with_clock(f"{preview(headline)}\n\n{body}", clock), link)
-    state = engine_for(game).load(game.state)
+    state = state_of(game)
     finished = game.status != GameStatus.ACTIVE
     return Outgoing(
         to=account.email,

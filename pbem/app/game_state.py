@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from functools import cache
 from typing import Any
 
@@ -28,6 +30,7 @@ __all__ = [
     "notes_of",
     "player_id",
     "records",
+    "state_of",
 ]
 
 
@@ -50,6 +53,37 @@ def _engine(key: str, options_json: str) -> Variant[Any, Any]:
 def engine_for(game: Game) -> Variant[Any, Any]:
     rules, _ = split_options(game.options)
     return _engine(game.variant, json.dumps(rules, sort_keys=True))
+
+
+#: Games whose engine state each thread keeps loaded (a busy server's games in play).
+STATE_CACHE_SIZE = 256
+_loaded = threading.local()
+
+
+def state_of(game: Game) -> Any:
+    """``game``'s engine state as stored, loaded once while the stored JSON stays the same: the readers of
+    one mail share it, and the next move of a busy game finds it loaded.
+
+    A hit needs the stored JSON to be equal to what was loaded, so no version number, rollback or other
+    instance can ever serve a stale state; the cache is per thread, so no state is shared between the
+    worker, the sweep and the web threads (the engines keep mutable boards inside some states).
+    """
+    engine = engine_for(game)
+    if game.id is None:
+        return engine.load(game.state)
+    cache_of: OrderedDict[int, tuple[Variant[Any, Any], str, Any]] | None = getattr(_loaded, "states", None)
+    if cache_of is None:
+        cache_of = _loaded.states = OrderedDict()
+    stored = json.dumps(game.state, sort_keys=True)
+    hit = cache_of.get(game.id)
+    if hit is not None and hit[0] is engine and hit[1] == stored:
+        cache_of.move_to_end(game.id)
+        return hit[2]
+    state = engine.load(game.state)
+    cache_of[game.id] = (engine, stored, state)
+    if len(cache_of) > STATE_CACHE_SIZE:
+        cache_of.popitem(last=False)
+    return state
 
 
 def notes_of(extras: dict[str, object]) -> list[dict[str, object]]:

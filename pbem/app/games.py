@@ -24,7 +24,7 @@ from pbem.app.game_mail import (
 )
 from pbem.app.game_options import split_options
 from pbem.app.game_pictures import store_highlights
-from pbem.app.game_state import engine_for, handles, player_id, records
+from pbem.app.game_state import engine_for, handles, player_id, records, state_of
 from pbem.app.move_hints import foreign_notation_hint
 from pbem.app.news import result_news, turn_news
 from pbem.app.notes import carry_pending_note, note_follows_move
@@ -123,7 +123,7 @@ def play_move(ctx: Context, line: str) -> Result:
     """Play one move line for the sender's seat, or explain why not."""
     game, seat = ctx.require_active_game()
     engine = engine_for(game)
-    state = engine.load(game.state)
+    state = state_of(game)
     text, guard = _guard(line)
     to_move = engine.to_act(state)
     number = engine.move_number(state)
@@ -154,7 +154,7 @@ def _play_for(ctx: Context, game: Game, seat: Seat, text: str) -> tuple[str, Tra
     as a player's move, stored, the opponent told; the record line ("2. Ng1-f3") and the transition.
     MoveError (before anything is stored) if the rules refuse it."""
     engine = engine_for(game)
-    state = engine.load(game.state)
+    state = state_of(game)
     number = engine.move_number(state)
     action = engine.parse_action(state, text)
     transition = engine.apply(state, seal_action(engine, state, action, ctx.services.new_nonce()))
@@ -276,7 +276,7 @@ def _opponent_mail(ctx: Context, game: Game, mover: Seat, played: str, notes: li
     """The one mail the mover's opponent gets: the move, their conditional reply if it was played, the
     position after both, and whose move it is or how the game ended."""
     engine = engine_for(game)
-    state = engine.load(game.state)  # after the conditional reply, if one was played
+    state = state_of(game)  # after the conditional reply, if one was played
     reader = mover.other
     names = handles(ctx, game)
     outcome = engine.outcome(state) if game.status != "active" else None
@@ -365,7 +365,7 @@ def end_without_move(ctx: Context, game: Game, outcome: Outcome) -> Any:
     """
     close_without_move(ctx, game, outcome)
     notify_observers(ctx, game)
-    return engine_for(game).load(game.state)
+    return state_of(game)
 
 
 def close_without_move(ctx: Context, game: Game, outcome: Outcome) -> None:

@@ -21,7 +21,7 @@ from pbem.app.game_mail import (
 )
 from pbem.app.game_options import game_option
 from pbem.app.game_pictures import html_source
-from pbem.app.game_state import engine_for, handles, records
+from pbem.app.game_state import engine_for, handles, records, state_of
 from pbem.app.news import result_news, turn_news
 from pbem.app.notes import after_news, notes_for_observers
 from pbem.app.settings import setting
@@ -42,7 +42,7 @@ def observer_state(ctx: Context, game: Game) -> Any:
     engine = engine_for(game)
     delay = game_option(game.options, "observer-delay")
     if not delay or game.status != GameStatus.ACTIVE:
-        return engine.load(game.state)
+        return state_of(game)
     ply = max(0, game.ply - delay)
     if ply == 0:
         return engine.setup()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.app.context import Context
 from pbem.app.digest import hold
-from pbem.app.game_state import COMPUTER_EMAIL, engine_for, player_id
+from pbem.app.game_state import COMPUTER_EMAIL, engine_for, player_id, state_of
 from pbem.app.settings import digest_reader, for_reader
 from pbem.app.text import tidy
 from pbem.engine.capabilities import secrets_of
@@ -27,7 +27,7 @@ def secrets_by_owner(ctx: Context) -> list[tuple[str, tuple[str, ...]]]:
         games.setdefault(ctx.game.id, ctx.game)  # one it did not change: its 'history', its 'board'
     for game in games.values():
         engine = engine_for(game)
-        for seat, strings in secrets_of(engine, engine.load(game.state)).items():
+        for seat, strings in secrets_of(engine, state_of(game)).items():
             owner = ctx.account_by_id(player_id(game, seat))
             if strings:
                 owned.append((owner.email.lower() if owner else "", strings))
