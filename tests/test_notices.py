@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -125,3 +127,25 @@ def test_mails_go_between_the_notices_of_a_big_sweep_not_after_them_all(pipe: Pi
     assert any("Games of alice:" in body and "over, 0-1" in body for body in answered)  # ...and the mail answered
     pipe.worker.drain()
     assert notices(pipe) == []
+
+
+def test_a_game_the_sweep_cannot_decide_is_left_alone_and_the_others_end(pipe: Pipeline, time: FakeTime,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    alice, bob, _, _ = begin_game(pipe, "days 2")
+    pipe.send(ALICE, alice, "challenge bob voidrider white days 2")
+    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB))
+    assert number
+    pipe.send(BOB, bob, f"accept {number.group(1)}")
+    pipe.drain_outbox()
+    with pipe.db.transaction() as session:
+        broken = session.exec(select(Game).where(Game.id == 1)).one()
+        broken.clock = {"budget": "not a clock"}  # a row the sweep cannot read
+        session.add(broken)
+    time.at(2.0)
+    with caplog.at_level(logging.ERROR, logger="pbem.sweep"):
+        assert pipe.sweep() == 1
+    assert "sweep of game 1 failed" in caplog.text
+    with pipe.db.transaction() as session:
+        statuses = {g.id: g.status for g in session.exec(select(Game)).all()}
+    assert statuses == {1: "active", 2: "finished"}
+    assert sorted(r for r, _ in pipe.drain_outbox()) == [ALICE, BOB]  # game 2's end, told
