@@ -13,6 +13,10 @@ or more decides it, anything less is a draw). Printed per pairing: wins, draws a
 level, its score, the Elo difference with a 95% error bar (from the spread of the game results; a clean
 sweep gives the one-sided 95% bound instead), the mean seconds per move of each side, and how many games
 were adjudicated (at the ply limit or by the resign rule).
+Two levels that play without randomness (3 and up: no noise on their root moves) would play the same
+game again and again with the same colours; such a pairing starts each pair of games (one with each
+colour) from its own opening of --opening-plies random legal plies (default 4), as engine matches
+play from an opening suite. Pairings with a noisy level start from the initial position.
 --games-log appends every finished game to FILE as a JSON line and, run again, plays only the games not
 yet there: a run of many hours can be stopped and taken up again, on another day or machine.
 Exit status 1 if a target of the issue is missed (level 1 >= 90% against random, each level >= 60%
@@ -66,6 +70,7 @@ class Game:
     seed: int = 0
     max_plies: int = 0
     max_seconds: float | None = None
+    opening: list[str] = field(default_factory=list)  # the random plies played before the levels took over
 
 
 @dataclass
@@ -97,14 +102,36 @@ def random_move(engine: Variant[Any, Any], state: Any, rng: random.Random) -> An
     return action
 
 
-def play_game(variant: str, high: int, low: int, high_is_white: bool, seed: int, max_plies: int,
-              max_seconds: float | None, number: int = 0) -> Game:
-    engine = get_variant(variant)
+def deterministic(level: int) -> bool:
+    """A level that plays the same move in the same position every time (no noise on its root moves)."""
+    return level != RANDOM and LEVELS[level].noise == 0
+
+
+def opening(engine: Variant[Any, Any], plies: int, seed: int) -> tuple[Any, list[str]]:
+    """The position after ``plies`` random legal plies (the same for both games of a pair) and their notation;
+    a ply that would end the game ends the opening instead."""
     rng = random.Random(seed)
     state = engine.setup()
+    played: list[str] = []
+    for ply in range(plies):
+        action = random_move(engine, state, rng)
+        sealed = engine.seal(state, action, f"opening-{seed}-{ply}") if isinstance(engine, SecretKeeping) else action
+        after = engine.apply(state, sealed).state
+        if engine.outcome(after) is not None:
+            break
+        played.append(engine.describe(state, action))
+        state = after
+    return state, played
+
+
+def play_game(variant: str, high: int, low: int, high_is_white: bool, seed: int, max_plies: int,
+              max_seconds: float | None, number: int = 0, opening_plies: int = 0, opening_seed: int = 0) -> Game:
+    engine = get_variant(variant)
+    rng = random.Random(seed)
+    state, played = opening(engine, opening_plies, opening_seed) if opening_plies else (engine.setup(), [])
     high_seat = Seat.WHITE if high_is_white else Seat.BLACK
     game = Game(variant, high, low, high_is_white, 0.5, 0, "", False, number=number, seed=seed,
-                max_plies=max_plies, max_seconds=max_seconds)
+                max_plies=max_plies, max_seconds=max_seconds, opening=played)
     # The high level's own score after each of its moves, negated for the low level's: the last 2k plies.
     verdicts: list[int] = []
     for ply in range(max_plies):
@@ -182,7 +209,8 @@ def logged_games(path: Path | None) -> dict[tuple[Any, ...], Game]:
 
 def game_key(game: Game) -> tuple[Any, ...]:
     """A game's conditions: the same key means the same game, to be played once."""
-    return (game.variant, game.high, game.low, game.number, game.seed, game.max_plies, game.max_seconds)
+    return (game.variant, game.high, game.low, game.number, game.seed, game.max_plies, game.max_seconds,
+            len(game.opening) > 0)
 
 
 def elo(score: float) -> float:
@@ -245,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games played at once in processes (default 1)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", metavar="FILE", help="also write the pairings as JSON to FILE")
+    parser.add_argument("--opening-plies", type=int, default=4,
+                        help="random plies before two levels without randomness take over (default 4)")
     parser.add_argument("--games-log", metavar="FILE",
                         help="append each finished game to FILE (JSON lines) and skip the games already there")
     args = parser.parse_args(argv)
@@ -273,8 +303,11 @@ def main(argv: list[str] | None = None) -> int:
                 jobs, games = [], []
                 for number in range(args.games):
                     seed = args.seed * 1_000_003 + zlib.crc32(f"{variant} {high} {number}".encode()) % 1_000_003
-                    job = (variant, high, low, number % 2 == 0, seed, args.max_plies, args.max_seconds, number)
-                    key = (variant, high, low, number, seed, args.max_plies, args.max_seconds)
+                    plies = args.opening_plies if deterministic(high) and deterministic(low) else 0
+                    pair = args.seed * 1_000_003 + zlib.crc32(f"{variant} {high} pair {number // 2}".encode())
+                    job = (variant, high, low, number % 2 == 0, seed, args.max_plies, args.max_seconds, number,
+                           plies, pair)
+                    key = (variant, high, low, number, seed, args.max_plies, args.max_seconds, plies > 0)
                     if key in done:
                         games.append(done[key])
                     else:

@@ -29,17 +29,10 @@ class NoticeWriter:
 
     def write_next(self, batch: int = 1) -> bool:
         """Write up to ``batch`` waiting notices; False when none waits."""
-        waiting = select(GameNotice.id).where(GameNotice.status == NoticeStatus.NEW).limit(1)
-        with self.db.read() as session:  # nothing waiting costs no write lock
-            if session.exec(waiting).first() is None:
-                return False
-        with self.db.transaction() as session:
-            statement = (select(GameNotice).where(GameNotice.status == NoticeStatus.NEW)
-                         .order_by(col(GameNotice.id)).limit(batch))
-            notices = list(session.exec(self.db.claimable(statement)).all())
-            for notice in notices:
-                self._write_one(session, notice)
-        return bool(notices)
+        new = GameNotice.status == NoticeStatus.NEW
+        return self.db.work_through(select(GameNotice.id).where(new).limit(1),
+                                    select(GameNotice).where(new).order_by(col(GameNotice.id)).limit(batch),
+                                    self._write_one)
 
     def _write_one(self, session: Session, notice: GameNotice) -> None:
         try:

@@ -123,17 +123,10 @@ class Worker:
 
     def process_mail(self, batch: int = 1) -> bool:
         """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty."""
-        waiting = select(InboxItem.id).where(InboxItem.status == InboxStatus.NEW).limit(1)
-        with self.db.read() as session:  # an empty inbox costs no write lock
-            if session.exec(waiting).first() is None:
-                return False
-        with self.db.transaction() as session:
-            statement = (select(InboxItem).where(InboxItem.status == InboxStatus.NEW)
-                         .order_by(col(InboxItem.id)).limit(batch))
-            items = list(session.exec(self.db.claimable(statement)).all())
-            for item in items:
-                self._process_one(session, item)
-        return bool(items)
+        new = InboxItem.status == InboxStatus.NEW
+        return self.db.work_through(select(InboxItem.id).where(new).limit(1),
+                                    select(InboxItem).where(new).order_by(col(InboxItem.id)).limit(batch),
+                                    self._process_one)
 
     def _process_one(self, session: Session, item: InboxItem) -> None:
         try:

@@ -46,3 +46,26 @@ def test_games_log_takes_a_stopped_run_up_again(tmp_path: Path) -> None:
     assert sorted(g["number"] for g in games) == [0, 1, 2]
     assert [g["high_is_white"] for g in sorted(games, key=lambda g: g["number"])] == [True, False, True]
     assert all(g["max_plies"] == 12 and g["plies"] <= 12 for g in games)
+
+
+def test_levels_without_randomness_start_each_pair_from_its_own_opening(tmp_path: Path) -> None:
+    log = tmp_path / "games.jsonl"
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "strength.py"), "--games", "4", "--levels", "4",
+                           "--variants", "outer-space", "--max-plies", "4", "--opening-plies", "3",
+                           "--games-log", str(log)], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode in (0, 1), done.stderr
+    games = sorted((json.loads(line) for line in log.read_text().splitlines()), key=lambda g: g["number"])
+    openings = [tuple(g["opening"]) for g in games]
+    assert all(len(o) == 3 for o in openings)
+    assert openings[0] == openings[1] and openings[2] == openings[3]  # a pair: one opening, both colours
+    assert openings[0] != openings[2]  # and each pair its own
+    assert [g["high_is_white"] for g in games] == [True, False, True, False]
+
+
+def test_a_noisy_level_starts_from_the_initial_position(tmp_path: Path) -> None:
+    log = tmp_path / "games.jsonl"
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "strength.py"), "--games", "2", "--levels", "3",
+                           "--variants", "outer-space", "--max-plies", "4", "--games-log", str(log)],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode in (0, 1), done.stderr
+    assert all(json.loads(line)["opening"] == [] for line in log.read_text().splitlines())  # level 2 is noisy

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -136,6 +136,19 @@ class Database:
     def claimable(self, statement: Any) -> Any:
         """``statement`` taking rows no other instance holds (PostgreSQL ``SKIP LOCKED``)."""
         return statement if self.is_sqlite else statement.with_for_update(skip_locked=True)
+
+    def work_through(self, waiting: Any, batch: Any, handle: Callable[[Session, Any], None]) -> bool:
+        """A queue's discipline: ``waiting`` (a cheap select of one id) says whether anything waits, so an
+        empty queue costs no write lock; then one transaction claims the rows of ``batch`` (oldest first,
+        limited) and hands each to ``handle``. False when nothing waited."""
+        with self.read() as session:
+            if session.exec(waiting).first() is None:
+                return False
+        with self.transaction() as session:
+            rows = list(session.exec(self.claimable(batch)).all())
+            for row in rows:
+                handle(session, row)
+        return bool(rows)
 
 
 class Leadership:
