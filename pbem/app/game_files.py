@@ -7,12 +7,12 @@ from pbem.app.game_options import public_notes
 from pbem.app.game_pictures import game_animation
 from pbem.app.game_state import engine_for, handles, records
 from pbem.app.records import game_record, note_comments, written_comments
-from pbem.engine.base import Seat
+from pbem.engine.base import Audience, Seat
 from pbem.engine.capabilities import RecordExport
 from pbem.mail.compose import Attachment
 from pbem.store.models import Game
 
-__all__ = ["final_attachments"]
+__all__ = ["animation_left_out", "final_attachments"]
 
 
 def final_attachments(ctx: Context, game: Game, *, public: bool = False) -> tuple[Attachment, ...]:
@@ -43,3 +43,12 @@ def final_attachments(ctx: Context, game: Game, *, public: bool = False) -> tupl
         ctx.memo[key] = tuple(files)
     made: tuple[Attachment, ...] = ctx.memo[key]
     return made
+
+
+def animation_left_out(ctx: Context, game: Game) -> bool:
+    """Whether a finished game's last mails go without its GIF although its variant draws pictures: the
+    game is too long for one to fit a mail (the mails say so, and where to step through it instead)."""
+    if any(item.maintype == "image" for item in final_attachments(ctx, game)):
+        return False
+    engine = engine_for(game)
+    return engine.view(engine.setup(), Audience.PUBLIC).board is not None

@@ -9,7 +9,7 @@ from typing import Any
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
-from pbem.app.game_files import final_attachments
+from pbem.app.game_files import animation_left_out, final_attachments
 from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, player_id, records, state_of
 from pbem.app.news import result_news
@@ -118,7 +118,8 @@ def final_text(ctx: Context, game: Game, state: Any, audience: Seat | Audience) 
     """The end of a game as the final mail shows it: result, players, final position, whole record."""
     names = handles(ctx, game)
     return render("player/game_over.txt", game=game, handles=names, board=board_block(ctx, game, state, audience),
-                  record=mail_movetext(game, records(ctx, game)))
+                  record=mail_movetext(game, records(ctx, game)), no_animation=animation_left_out(ctx, game),
+                  replay=web_link(ctx, f"/games/{game.id}/1"))
 
 
 def final_mail(ctx: Context, game: Game, seat: Seat, outcome: Outcome, state: Any) -> Outgoing:

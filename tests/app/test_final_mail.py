@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import io
 from email.message import EmailMessage
+from pathlib import Path
 
+import pytest
 from PIL import Image
 
+import pbem.app.game_pictures
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import ALICE, BOB, CAROL, register, started_game
@@ -50,3 +53,37 @@ def test_final_mails_carry_the_result_the_record_and_the_game_as_a_gif(pipe: Pip
         html = mail.get_body(preferencelist=("html",))
         assert html is not None and "<caption" in html.get_content() and "Bf1-c4" in html.get_content()
     assert attachments(finals[ALICE]) == attachments(finals[BOB]) == attachments(finals[CAROL])
+
+
+def test_a_game_too_long_for_its_gif_says_so_and_where_to_step_through_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A budget no GIF fits stands in for a game of a hundred moves (whose GIF would not fit 35 KB).
+    monkeypatch.setattr(pbem.app.game_pictures, "GIF_BUDGET", 100)
+    for name, url, expected in (("web", "https://pbem.example.org/", "https://pbem.example.org/games/1/1"),
+                                ("plain", "", None)):
+        (tmp_path / name).mkdir()
+        pipe = Pipeline(tmp_path / name, PBEM_WEB_PUBLIC_URL=url)
+        try:
+            seat_a, seat_b = started_game(pipe)
+            pipe.send(ALICE, seat_a, "Pe2-e4")
+            pipe.drain_outbox()
+            pipe.send(BOB, seat_b, "resign")
+            finals = {r: m for r, m in pipe.drain_outbox() if "1-0" in body_of(m)}
+            assert set(finals) == {ALICE, BOB}
+            for mail in finals.values():
+                text = body_of(mail)
+                assert "pbem-game-1.gif" not in attachments(mail) and "pbem-game-1.pgn" in attachments(mail)
+                assert "This game is too long for its animated GIF to fit in a mail." in text
+                assert (expected in text) if expected else ("Step through it" not in text)
+                assert max(len(line) for line in text.splitlines() if "://" not in line) <= 78
+        finally:
+            pipe.close()
+
+
+def test_a_game_whose_gif_fits_says_nothing_about_it(pipe: Pipeline) -> None:
+    seat_a, seat_b = started_game(pipe)
+    pipe.send(ALICE, seat_a, "Pe2-e4")
+    pipe.drain_outbox()
+    pipe.send(BOB, seat_b, "resign")
+    for _, mail in pipe.drain_outbox():
+        assert "pbem-game-1.gif" in attachments(mail) and "too long" not in body_of(mail)
