@@ -28,7 +28,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from pbem.app.analysis import AnalysisPlan, finish_analysis, plan_analysis
-from pbem.app.computer import Plan, carry_out, plan_turn
+from pbem.app.computer import Plan, carry_out, plan_turn, tell_computer_stuck
 from pbem.app.context import Context, Services
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.thinking import Answer, Question, think, watch_parent
@@ -45,6 +45,8 @@ ANALYSIS_SECONDS = 5.0
 #: After a failed turn the game waits this long before the next try, doubling up to MAX_BACKOFF.
 FIRST_BACKOFF = timedelta(seconds=5)
 MAX_BACKOFF = timedelta(minutes=10)
+#: After this many failed tries in a row the human player of the game is told (once per streak).
+TELL_AFTER = 3
 
 
 class ComputerPlayer:
@@ -59,6 +61,7 @@ class ComputerPlayer:
         self._pool: ProcessPoolExecutor | None = None
         self._busy: set[str] = set()  # "game:N" / "analysis:N" being worked on here
         self._backoff: dict[str, tuple[datetime, timedelta]] = {}
+        self._failures: dict[str, int] = {}  # failed tries in a row, by key
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- what is due ----------------------------------------------------------------------------
@@ -149,6 +152,7 @@ class ComputerPlayer:
             answer = await self._search(plan.question) if plan.question is not None else None
             done = await asyncio.to_thread(self.finish, plan, answer)
             self._backoff.pop(key, None)
+            self._failures.pop(key, None)
             if answer is not None:
                 COMPUTER_SECONDS.observe(answer.seconds)
             COMPUTER_MOVES.labels(key.split(":")[0]).inc()
@@ -161,10 +165,29 @@ class ComputerPlayer:
             wait = min(wait, MAX_BACKOFF)
             self._backoff[key] = (self.services.now() + wait, wait)
             log.exception("computer, %s failed; trying again in %d s", key.replace(":", " "), wait.total_seconds())
+            self._failures[key] = self._failures.get(key, 0) + 1
+            if self._failures[key] == TELL_AFTER and key.startswith("game:"):
+                await asyncio.to_thread(self._tell_stuck, key, self._failures[key])
         finally:
             if claimed:
                 await asyncio.to_thread(self.claims.release, key)
             self._busy.discard(key)
+
+    def _tell_stuck(self, key: str, tries: int) -> None:
+        try:
+            with self.db.transaction() as session:
+                game = session.exec(self.db.locked(select(Game).where(Game.id == int(key.split(":")[1])))).first()
+                if game is None:
+                    return
+                ctx = Context(session=session, services=self.services)
+                ctx.touched_games[game.id or 0] = game
+                if tell_computer_stuck(ctx, game, tries):
+                    queue_outgoing(ctx)
+                    log.error("computer, %s: failed %d times in a row; the player was told", key.replace(":", " "),
+                              tries)
+            self._on_mail()
+        except Exception:  # telling is a courtesy: it must not stop the tries
+            log.exception("computer, %s: could not tell the player it is stuck", key.replace(":", " "))
 
     async def _search(self, question: Question) -> Answer:
         loop = asyncio.get_running_loop()

@@ -42,6 +42,7 @@ from pbem.app.game_state import (
     computer_seat,
     engine_for,
     handles,
+    state_of,
 )
 from pbem.app.games import finish_game, play_computer_move, start_game
 from pbem.app.thinking import Answer, Question
@@ -62,6 +63,7 @@ __all__ = [
     "computer_account",
     "plan_turn",
     "start_computer_game",
+    "tell_computer_stuck",
 ]
 
 log = logging.getLogger(__name__)
@@ -195,3 +197,21 @@ def answer_takeback(ctx: Context, game: Game) -> str | None:
         return (f"{computer_name(computer_level(game))} does not take back moves in rated games; challenge it "
                 "with 'option rated=no' to practise with takebacks")
     return None
+
+
+def tell_computer_stuck(ctx: Context, game: Game, tries: int) -> bool:
+    """Tell the human player of ``game`` that the computer has failed ``tries`` times to make its move (the
+    server keeps trying; the operator finds the error in the log). False if it is no longer the computer's
+    turn, or the game is over."""
+    seat = computer_seat(game)
+    engine = engine_for(game)
+    if seat is None or game.status != GameStatus.ACTIVE or engine.to_act(state_of(game)) is not seat:
+        return False
+    name = computer_name(computer_level(game))
+    headline = (f"{name} could not make its move in game {game.id} ({tries} tries). The server keeps "
+                f"trying, and its operator has been told.")
+    lines = ["Nothing of the game is lost: it stays as it is until the computer moves, and your clock does",
+             "not run meanwhile. Nothing to do on your side; this is the only mail about it unless it",
+             "moves or the game is ended (you may resign or offer a draw as ever)."]
+    ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt", headline=headline, lines=lines))
+    return True

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -267,3 +269,33 @@ def test_a_refused_computer_move_is_reported_without_its_secret(pipe: Pipeline) 
         assert game is not None
         play_computer_move(Context(session=session, services=pipe.services), game, Seat.BLACK, "Ke8@2 {h3}")
     assert "h3" not in str(raised.value) and raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_a_computer_turn_that_keeps_failing_is_told_to_the_player_once(pipe: Pipeline,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    _challenge(pipe, "black level 1")  # the computer is White and owes the first move
+    with pipe.db.transaction() as session:
+        game = session.get(Game, 1)
+        assert game is not None
+        game.extras = {**game.extras, "computer": {**game.extras["computer"], "level": 9}}  # no such level
+        session.add(game)
+    player = ComputerPlayer(pipe.db, pipe.services)
+
+    async def tries(count: int) -> None:
+        try:
+            for _ in range(count):
+                await player._turn("game:1")  # each one fails in the search process
+        finally:
+            await player.stop()
+
+    with caplog.at_level(logging.ERROR, logger="pbem.computer_player"):
+        asyncio.run(tries(2))
+        assert pipe.drain_outbox() == []  # two failures: the server keeps trying, nobody told yet
+        asyncio.run(tries(2))
+    [(to, mail)] = pipe.drain_outbox()  # the third failure tells alice, the fourth says nothing more
+    assert to == ALICE
+    text = body_of(mail)
+    assert text.startswith("pbem computer (level 9) could not make its move in game 1 (3 tries).")
+    assert "its operator has been told" in text and "Nothing of the game is lost" in text
+    assert "failed 3 times in a row; the player was told" in caplog.text
+    assert _game(pipe).status == "active" and _game(pipe).ply == 0
