@@ -210,8 +210,9 @@ def tell_computer_stuck(ctx: Context, game: Game, tries: int) -> bool:
     name = computer_name(computer_level(game))
     headline = (f"{name} could not make its move in game {game.id} ({tries} tries). The server keeps "
                 f"trying, and its operator has been told.")
-    lines = ["Nothing of the game is lost: it stays as it is until the computer moves, and your clock does",
-             "not run meanwhile. Nothing to do on your side; this is the only mail about it unless it",
-             "moves or the game is ended (you may resign or offer a draw as ever)."]
+    # One paragraph: the mail's text hygiene wraps it within 78 columns.
+    lines = ["Nothing of the game is lost: it stays as it is until the computer moves, and your clock does "
+             "not run meanwhile. There is nothing to do on your side, and this is the only mail about it "
+             "(you may still resign or offer a draw, as ever)."]
     ctx.send(game_mail(ctx, game, seat.other, "player/notice.txt", headline=headline, lines=lines))
     return True

@@ -297,5 +297,6 @@ def test_a_computer_turn_that_keeps_failing_is_told_to_the_player_once(pipe: Pip
     text = body_of(mail)
     assert text.startswith("pbem computer (level 9) could not make its move in game 1 (3 tries).")
     assert "its operator has been told" in text and "Nothing of the game is lost" in text
+    assert max(len(line) for line in text.splitlines()) <= 78
     assert "failed 3 times in a row; the player was told" in caplog.text
     assert _game(pipe).status == "active" and _game(pipe).ply == 0
