@@ -147,7 +147,7 @@ class Sweeper:
         ctx.session.add(reminder_notice(game, seat, deadline, left))
 
     def _late_notice(self, ctx: Context, game: Game, seat: Seat, forfeit_at: datetime) -> None:
-        log.info("deadline: game %s, %s's time is up; late notices sent (forfeit at %s)", game.id, seat.value,
+        log.info("deadline: game %s, %s's time is up; late notices to follow (forfeit at %s)", game.id, seat.value,
                  forfeit_at.strftime("%Y-%m-%d %H:%M UTC"))
         DEADLINE_EVENTS.labels("late").inc()
         ctx.session.add(late_notice(game, seat, forfeit_at, self._aborts(ctx, game, seat)))
