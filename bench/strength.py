@@ -185,16 +185,6 @@ def _play(job: tuple[Any, ...]) -> Game:
     return play_game(*job)
 
 
-@dataclass
-class _Done:
-    """A game played in this process, shaped like a finished future."""
-
-    game: Game
-
-    def result(self) -> Game:
-        return self.game
-
-
 def logged_games(path: Path | None) -> dict[tuple[Any, ...], Game]:
     """The games a --games-log already holds, by what identifies a game's conditions."""
     if path is None or not path.exists():
@@ -209,8 +199,13 @@ def logged_games(path: Path | None) -> dict[tuple[Any, ...], Game]:
 
 def game_key(game: Game) -> tuple[Any, ...]:
     """A game's conditions: the same key means the same game, to be played once."""
-    return (game.variant, game.high, game.low, game.number, game.seed, game.max_plies, game.max_seconds,
-            len(game.opening) > 0)
+    return key_of(game.variant, game.high, game.low, game.number, game.seed, game.max_plies, game.max_seconds,
+                  len(game.opening) > 0)
+
+
+def key_of(variant: str, high: int, low: int, number: int, seed: int, max_plies: int, max_seconds: float | None,
+           opened: bool) -> tuple[Any, ...]:
+    return (variant, high, low, number, seed, max_plies, max_seconds, opened)
 
 
 def elo(score: float) -> float:
@@ -307,15 +302,14 @@ def main(argv: list[str] | None = None) -> int:
                     pair = args.seed * 1_000_003 + zlib.crc32(f"{variant} {high} pair {number // 2}".encode())
                     job = (variant, high, low, number % 2 == 0, seed, args.max_plies, args.max_seconds, number,
                            plies, pair)
-                    key = (variant, high, low, number, seed, args.max_plies, args.max_seconds, plies > 0)
+                    key = key_of(variant, high, low, number, seed, args.max_plies, args.max_seconds, plies > 0)
                     if key in done:
                         games.append(done[key])
                     else:
                         jobs.append(job)
-                finished = as_completed([pool.submit(_play, job) for job in jobs]) if pool else \
-                    (_Done(_play(job)) for job in jobs)
-                for future in finished:  # each game logged as it ends: a stop loses only the games running
-                    game = future.result()
+                finished = (future.result() for future in as_completed([pool.submit(_play, job) for job in jobs])) \
+                    if pool else map(_play, jobs)
+                for game in finished:  # each game logged as it ends: a stop loses only the games running
                     games.append(game)
                     played += 1
                     if log is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from pbem.app.context import Context
 from pbem.app.game_options import public_notes
 from pbem.app.game_pictures import game_animation
@@ -11,6 +13,7 @@ from pbem.engine.base import Audience, Seat
 from pbem.engine.capabilities import RecordExport
 from pbem.mail.compose import Attachment
 from pbem.store.models import Game
+from pbem.variants import get_variant
 
 __all__ = ["animation_left_out", "final_attachments"]
 
@@ -50,5 +53,11 @@ def animation_left_out(ctx: Context, game: Game) -> bool:
     game is too long for one to fit a mail (the mails say so, and where to step through it instead)."""
     if any(item.maintype == "image" for item in final_attachments(ctx, game)):
         return False
-    engine = engine_for(game)
+    return _draws_pictures(game.variant)
+
+
+@cache
+def _draws_pictures(variant: str) -> bool:
+    """Whether a variant draws pictures at all (asked once per variant, of its initial position)."""
+    engine = get_variant(variant)
     return engine.view(engine.setup(), Audience.PUBLIC).board is not None

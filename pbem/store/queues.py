@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -35,12 +35,7 @@ def queue_counts(session: Session) -> list[QueueCount]:
                          .group_by(col(InboxItem.status))).all()
     outbox = session.exec(select(OutboxItem.status, func.count(), func.min(OutboxItem.created_at))
                           .group_by(col(OutboxItem.status))).all()
-    found: list[QueueCount] = []
-    for queue, rows, known in (("inbox", inbox, list(InboxStatus)), ("outbox", outbox, list(OutboxStatus))):
-        by_status = {str(status): (int(count), oldest) for status, count, oldest in rows}
-        for status in [*map(str, known), *sorted(set(by_status) - set(map(str, known)))]:
-            count, oldest = by_status.get(status, (0, None))
-            found.append(QueueCount(queue, status, count, oldest))
+    found = [*_by_status("inbox", inbox, InboxStatus), *_by_status("outbox", outbox, OutboxStatus)]
     # The computer's work: games that owe a move or an answer, analyses asked by mail and not yet sent.
     games = session.exec(select(func.count(), func.min(Game.computer_due_at))
                          .where(col(Game.computer_due_at).is_not(None))).one()
@@ -49,12 +44,18 @@ def queue_counts(session: Session) -> list[QueueCount]:
     found.append(QueueCount("computer", "games", int(games[0]), games[1]))
     found.append(QueueCount("computer", "analyses", int(analyses[0]), analyses[1]))
     # The deadline notices the sweep decided and the worker has not written yet (or could not: failed).
-    notices = dict((str(status), (int(count), oldest)) for status, count, oldest in session.exec(
-        select(GameNotice.status, func.count(), func.min(GameNotice.created_at)).group_by(col(GameNotice.status))))
-    for status in map(str, NoticeStatus):
-        count, oldest = notices.get(status, (0, None))
-        found.append(QueueCount("notices", status, count, oldest))
+    notices = session.exec(select(GameNotice.status, func.count(), func.min(GameNotice.created_at))
+                           .group_by(col(GameNotice.status))).all()
+    found += _by_status("notices", notices, NoticeStatus)
     return found
+
+
+def _by_status(queue: str, rows: Sequence[Any], known: Iterable[str]) -> list[QueueCount]:
+    """One queue's (status, count, oldest) rows: every known status, 0 where there are none, then any other."""
+    by_status = {str(status): (int(count), oldest) for status, count, oldest in rows}
+    names = [str(status) for status in known]
+    return [QueueCount(queue, status, *by_status.get(status, (0, None)))
+            for status in [*names, *sorted(set(by_status) - set(names))]]
 
 
 def failed_inbox(session: Session) -> Sequence[InboxItem]:
