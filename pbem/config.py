@@ -33,6 +33,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "secret_key": "",
         "referee": "",
         "error_replies_per_hour": 20,
+        "worker_process": True,
     },
     "smtp": {
         "host": "127.0.0.1",
@@ -87,13 +88,14 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ServerSection:
-    """[server]: who the server is, and how often it may answer with errors."""
+    """[server]: who the server is, how often it may answer with errors, and where it applies mail."""
 
     domain: str
     address: str
     secret_key: str
     referee: str
     error_replies_per_hour: int
+    worker_process: bool  # apply mail in a process of its own (a second core); false: in the server's
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""`pbem serve`: the SMTP and web listeners, the worker, the scheduler and the delivery loop in one asyncio process."""
+"""`pbem serve`: SMTP and web listeners, scheduler and delivery in one asyncio process; the mail worker beside it."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import logging
 import signal
 import socket
 import time
+from datetime import datetime
 
 from pbem.computer_player import ComputerPlayer
 from pbem.config import Config
@@ -19,15 +20,12 @@ from pbem.store.db import Database, Leadership
 from pbem.sweep import Sweeper
 from pbem.web.site import WebServer
 from pbem.worker import Worker
+from pbem.worker_process import POLL_SECONDS, WORKER_BATCH, MailWorkerProcess, uses_worker_process
 
 __all__ = ["Server"]
 
 log = logging.getLogger(__name__)
 
-#: How often the loops look at the database even when nothing woke them (other instances, retries).
-POLL_SECONDS = 2.0
-#: Mails the worker applies per commit: amortises the commit under load, costs nothing when idle.
-WORKER_BATCH = 16
 #: The scheduler's safety-net sweep (and how soon a standby instance takes over a dead leader);
 #: the real wake-ups are armed at each game's next event.
 SWEEP_POLL_SECONDS = 10.0
@@ -45,7 +43,10 @@ class Server:
         self.db.create_all()
         self.services = build_services(config, self.db)
         self.addresses = self.services.addresses
-        self.worker = Worker(self.db, self.services)
+        # The mail worker in a process of its own (config [server] worker_process), else in a thread here.
+        self.worker_process: MailWorkerProcess | None = (
+            MailWorkerProcess(config, self._worker_reported) if uses_worker_process(config) else None)
+        self.worker: Worker | None = Worker(self.db, self.services) if self.worker_process is None else None
         self.deliverer = Deliverer(self.db, config.outbound.smtp_host,
                                    config.outbound.smtp_port, config.outbound.maildir)
         self.sweeper = Sweeper(self.db, self.services)
@@ -66,7 +67,19 @@ class Server:
         self.port: int = 0
 
     def _wake_worker(self) -> None:
-        self._inbox_event.set()
+        if self.worker_process is not None:
+            self.worker_process.nudge()
+        else:
+            self._inbox_event.set()
+
+    def _worker_reported(self, kind: str, next_event: datetime | None) -> None:
+        """A report of the worker process: a batch applied (mail to deliver), a round that moved deadlines."""
+        self._beats["worker"] = time.monotonic()
+        if kind == "batch":
+            self._outbox_event.set()
+        elif kind == "moved":  # moves moved deadlines: re-arm the alarm; the computer may owe a move
+            self._computer_event.set()
+            self.alarm.wake_at(next_event)
 
     def _wake_delivery(self) -> None:
         self._outbox_event.set()
@@ -86,7 +99,10 @@ class Server:
         released = await asyncio.to_thread(self.deliverer.release_leases)
         if released:
             log.warning("re-sending %d mails a previous run had claimed but not confirmed", released)
-        self._tasks = [asyncio.create_task(self._work_loop(), name="pbem-worker"),
+        if self.worker_process is not None:
+            self.worker_process.start()
+        work = self.worker_process.supervise() if self.worker_process is not None else self._work_loop()
+        self._tasks = [asyncio.create_task(work, name="pbem-worker"),
                        asyncio.create_task(self._deliver_loop(), name="pbem-delivery"),
                        asyncio.create_task(self._computer_loop(), name="pbem-computer")]
         self.alarm.start()
@@ -114,6 +130,8 @@ class Server:
         return problems
 
     async def _work_loop(self) -> None:
+        """The worker in this process (``worker_process = false``): a thread applies the mail."""
+        assert self.worker is not None
         while not self._stopping.is_set():
             self._beats["worker"] = time.monotonic()
             try:
@@ -137,7 +155,7 @@ class Server:
                 return  # another instance runs the scheduler; we take over if it dies
             if await asyncio.to_thread(self.sweeper.sweep):
                 self._outbox_event.set()
-                self._inbox_event.set()  # the worker writes the mails of the notices the sweep left
+                self._wake_worker()  # the worker writes the mails of the notices the sweep left
             self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
         except Exception:
             log.exception("sweep failed; the next one retries")
@@ -178,6 +196,8 @@ class Server:
         self._inbox_event.set()
         self._outbox_event.set()
         self._computer_event.set()
+        if self.worker_process is not None:
+            await self.worker_process.stop()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task

@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pbem.cli.logs import LEVELS, configure_logging
 from pbem.config import ConfigError, load_config
 from pbem.engine.base import Audience, Variant
 from pbem.engine.capabilities import FastPerft
 from pbem.engine.errors import MoveError
 from pbem.engine.search import LEVELS as COMPUTER_LEVELS
 from pbem.engine.search import MAX_DEPTH, Limits, describe_line, format_score, search
+from pbem.log_setup import LEVELS, configure_logging
 from pbem.variants import UnknownVariantError, all_variants, get_variant
 
 __all__ = ["main", "perft"]

@@ -11,7 +11,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import text
 from sqlmodel import col, func, select
 
-from pbem.metrics import REGISTRY
+from pbem.metrics import OTHER_PROCESSES
 from pbem.store.db import Database
 from pbem.store.models import Game, InboxItem, OutboxItem
 from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxStatus
@@ -89,5 +89,10 @@ def gauge_registry(db: Database, now: Callable[[], datetime]) -> CollectorRegist
 
 
 def metrics_text(gauges: CollectorRegistry) -> bytes:
-    """The process's counters (pbem.metrics) and this server's gauges, in the Prometheus text format."""
-    return generate_latest(REGISTRY) + generate_latest(gauges)
+    """The server's counters (pbem.metrics, its mail worker process's added) and its gauges, in the
+    Prometheus text format."""
+    return generate_latest(_COUNTERS) + generate_latest(gauges)
+
+
+_COUNTERS = CollectorRegistry(auto_describe=False)
+_COUNTERS.register(OTHER_PROCESSES)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem.cli.logs import configure_logging
 from pbem.cli.main import build_parser
 from pbem.config import ConfigError, load_config
+from pbem.log_setup import configure_logging
 
 
 @pytest.fixture(autouse=True)

@@ -74,10 +74,12 @@ def test_metrics_count_the_mails_of_a_session(tmp_path: Path) -> None:
 
 
 def test_healthz_is_ok_then_503_when_the_worker_stops_and_the_queue_goes_stale(tmp_path: Path) -> None:
-    harness = Harness(tmp_path, PBEM_WEB_HEALTH_QUEUE_SECONDS="1")
+    # The worker in the server's own process, whose loop a task is (tests/test_worker_process.py stops the
+    # worker process of the default set-up).
+    harness = Harness(tmp_path, PBEM_WEB_HEALTH_QUEUE_SECONDS="1", PBEM_SERVER_WORKER_PROCESS="false")
     try:
         server = harness.server
-        assert server is not None and server.web is not None
+        assert server is not None and server.web is not None and server.worker_process is None
         port = server.web.port
         assert fetch(port, "/healthz")[:2] == (200, "ok\n")
         worker = next(task for task in server._tasks if task.get_name() == "pbem-worker")

@@ -6,7 +6,7 @@ import json
 import logging
 from datetime import UTC, datetime
 
-__all__ = ["LEVELS", "configure_logging"]
+__all__ = ["LEVELS", "configure_logging", "configured"]
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -30,8 +30,19 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
+#: What configure_logging was last given, so a process the server starts can log the same way.
+_configured: tuple[str, str] | None = None
+
+
+def configured() -> tuple[str, str] | None:
+    """The level and format this process logs at, or None if pbem never set them (tests, a library user)."""
+    return _configured
+
+
 def configure_logging(level: str, fmt: str) -> None:
     """Send pbem's log to standard error at ``level`` (DEBUG, INFO, WARNING, ERROR) as ``text`` or ``json``."""
+    global _configured
+    _configured = (level, fmt)
     handler = logging.StreamHandler()
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
