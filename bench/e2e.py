@@ -709,13 +709,34 @@ def set_up_all(games: list[Game]) -> None:
 # -- the run ----------------------------------------------------------------------------------------
 
 
-def process_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process (Linux /proc; 0 elsewhere)."""
+def _stat(pid: int) -> list[str]:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return []
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (pbem's mail worker and its fork server; Linux /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (fields := _stat(int(entry.name))):
+            parents.setdefault(int(fields[1]), []).append(int(entry.name))
+    tree, waiting = [], [pid]
+    while waiting:
+        tree.append(current := waiting.pop())
+        waiting.extend(parents.get(current, []))
+    return tree
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process and the processes below it, living ones (Linux /proc; 0
+    elsewhere)."""
+    total = 0
+    for member in process_tree(pid):
+        if fields := _stat(member):
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager
