@@ -320,22 +320,25 @@ def clean_environment() -> dict[str, str]:
     return env
 
 
-def write_pbem_config(workdir: Path, port: int, sink_port: int) -> Path:
+def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: bool = True,
+                      url: str = "") -> Path:
     path = workdir / "pbem.toml"
+    default_url = f"sqlite:///{workdir / 'pbem.sqlite3'}"
     path.write_text(
-        f'[server]\ndomain = "{DOMAIN}"\nsecret_key = "bench-{uuid.uuid4().hex}"\n\n'
+        f'[server]\ndomain = "{DOMAIN}"\nsecret_key = "bench-{uuid.uuid4().hex}"\n'
+        f"worker_process = {'true' if worker_process else 'false'}\n\n"
         f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nmax_message_bytes = {MAX_MESSAGE_BYTES}\n\n'
         f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {sink_port}\nmaildir = "{workdir / "outbox"}"\n\n'
-        f'[database]\nurl = "sqlite:///{workdir / "pbem.sqlite3"}"\n\n'
+        f'[database]\nurl = "{url or default_url}"\n\n'
         f"[games]\ndays_per_move = 7\n",
         encoding="utf-8",
     )
     return path
 
 
-def start_pbem(workdir: Path, sink_port: int) -> ServerProcess:
+def start_pbem(workdir: Path, sink_port: int, worker_process: bool = True, url: str = "") -> ServerProcess:
     port = free_port()
-    config = write_pbem_config(workdir, port, sink_port)
+    config = write_pbem_config(workdir, port, sink_port, worker_process, url)
     argv = [sys.executable, "-m", "pbem", "serve", "--config", str(config)]
     if os.environ.get("BENCH_CPROFILE"):  # deterministic profile of the whole server run, written at its exit
         argv[1:1] = ["-m", "cProfile", "-o", os.environ["BENCH_CPROFILE"]]
@@ -783,8 +786,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     sink = Sink()
     servers: list[ServerProcess] = []
     all_games: list[Game] = []
+    database_url = ""
+    if args.postgresql:
+        sys.path.insert(0, str(REPO))
+        from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
+
+        if reason := postgres_available():
+            raise BenchError(f"no PostgreSQL: {reason}")
+        database_url = fresh_postgres_url()
     try:
-        pbem = start_pbem(workdir, sink.port)
+        pbem = start_pbem(workdir, sink.port, not args.worker_in_server, database_url)
         servers.append(pbem)
         say(f"pbem serve listening on 127.0.0.1:{pbem.port}, sink on 127.0.0.1:{sink.port}, workdir {workdir}")
         phase1 = make_games(args.games, 0, sink, pbem, args.timeout, args.seed)
@@ -839,6 +850,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             say(f"kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+            if database_url:
+                drop_postgres(database_url)
 
 
 def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any], maximum: dict[str, Any],
@@ -848,7 +861,7 @@ def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any]
         "parameters": {"games": args.games, "moves_per_game": args.moves_per_game, "seconds": args.seconds,
                        "connection_per_message": args.connect_per_message,
                        "seed": args.seed, "cores": os.cpu_count(), "python": platform.python_version(),
-                       "machine": platform.machine(), "database": "sqlite"},
+                       "machine": platform.machine(), "database": "postgresql" if args.postgresql else "sqlite"},
         "bare_messages_per_s": bare["rate"],
         "pbem_moves_per_s": maximum["rate"],
         "ratio": ratio,
@@ -939,6 +952,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="record pbem with py-spy (raw, wall clock, all threads) during the maximum phase")
     parser.add_argument("--profile-gil", action="store_true",
                         help="with --profile: sample only the thread holding the GIL (where the CPU goes)")
+    parser.add_argument("--postgresql", action="store_true",
+                        help="pbem serve on a fresh PostgreSQL database (127.0.0.1:5432) instead of SQLite")
+    parser.add_argument("--worker-in-server", action="store_true",
+                        help="pbem serve with worker_process = false (the mail worker a thread of the server)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database, logs)")
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-relay", type=int, metavar="PORT", help=argparse.SUPPRESS)

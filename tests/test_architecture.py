@@ -27,8 +27,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pbem.app",),
     ("pbem.events",),
     ("pbem.commands",),
-    ("pbem.worker", "pbem.notices", "pbem.sweep", "pbem.computer_player", "pbem.scheduler", "pbem.startup",
-     "pbem.web"),
+    ("pbem.worker", "pbem.worker_process", "pbem.notices", "pbem.sweep", "pbem.computer_player", "pbem.scheduler",
+     "pbem.startup", "pbem.web"),
     ("pbem.server", "pbem.cli", "pbem.__main__"),
 )
 

@@ -10,6 +10,8 @@ write lock up front; on PostgreSQL the game row is locked with
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import secrets
 import threading
 from collections.abc import Callable, Iterator
@@ -53,6 +55,50 @@ def _prepare_sqlite(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
+class _SqliteWriters:
+    """One SQLite writer at a time, handed over the moment the last one commits.
+
+    SQLite's busy handler sleeps 1 to 100 ms between tries, so a writer waiting on a long transaction
+    (the mail worker's batch) nearly never catches the instant it ends: the worker takes the lock again
+    at once and the listener, storing a mail, waits until the inbox is empty, the two processes taking
+    turns instead of working side by side. Here a writer first takes a thread lock (this process's
+    writers) and then an flock on a file beside the database (the other processes': the mail worker,
+    `pbem admin`), both of which wake a waiter as soon as they are let go; SQLite's own lock is then free.
+    """
+
+    def __init__(self, database: str | None) -> None:
+        self._threads = threading.Lock()
+        self._path: Path | None = None
+        if database and database != ":memory:" and "mode=memory" not in database:
+            self._path = Path(f"{database.removeprefix('file:').split('?')[0]}.writer-lock")
+        self._file: int | None = None
+        self._pid = 0
+
+    def _descriptor(self) -> int | None:
+        if self._path is None:
+            return None
+        if self._file is None or self._pid != os.getpid():  # a forked process opens its own: flock is per file
+            self._file = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            self._pid = os.getpid()
+        return self._file
+
+    def __enter__(self) -> None:
+        self._threads.acquire()
+        try:
+            if (descriptor := self._descriptor()) is not None:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except BaseException:
+            self._threads.release()
+            raise
+
+    def __exit__(self, *_exc: object) -> None:
+        try:
+            if self._file is not None and self._pid == os.getpid():
+                fcntl.flock(self._file, fcntl.LOCK_UN)
+        finally:
+            self._threads.release()
+
+
 class Database:
     """Owns the engine; ``transaction()`` is the only way code writes."""
 
@@ -68,9 +114,9 @@ class Database:
             self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
         self.url = url
         self._reader = self.engine.execution_options(**{_READ_ONLY: True})
-        # SQLite has one writer at a time and its busy handler sleeps 1..100 ms between tries; an
-        # in-process lock hands the write lock over at once instead. PostgreSQL locks rows itself.
-        self._write_lock = threading.Lock() if self.is_sqlite else contextlib.nullcontext()
+        # SQLite has one writer at a time (see _SqliteWriters); PostgreSQL locks rows itself.
+        self._write_lock: contextlib.AbstractContextManager[Any] = (
+            _SqliteWriters(parsed.database) if self.is_sqlite else contextlib.nullcontext())
 
     def create_all(self) -> None:
         """Bring the schema up to date: the Alembic migrations, which keep existing games."""
