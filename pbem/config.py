@@ -33,7 +33,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "secret_key": "",
         "referee": "",
         "error_replies_per_hour": 20,
-        "worker_process": True,
+        "worker_process": False,
     },
     "smtp": {
         "host": "127.0.0.1",

@@ -27,6 +27,11 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def serving(tmp_path: Path, **settings: str) -> Harness:
+    """A harness whose server keeps its mail worker in a process of its own."""
+    return Harness(tmp_path, PBEM_SERVER_WORKER_PROCESS="true", **settings)
+
+
 def worker_pid(harness: Harness) -> int:
     assert harness.server is not None and harness.server.worker_process is not None
     pid = harness.server.worker_process.pid
@@ -42,7 +47,7 @@ def wait_until(condition: object, timeout: float = 20.0) -> None:
 
 
 def test_the_worker_is_a_process_of_its_own_and_its_counts_reach_metrics(tmp_path: Path) -> None:
-    harness = Harness(tmp_path)
+    harness = serving(tmp_path)
     try:
         assert harness.server is not None and harness.server.web is not None
         pid = worker_pid(harness)
@@ -65,7 +70,7 @@ def test_the_worker_is_a_process_of_its_own_and_its_counts_reach_metrics(tmp_pat
 
 
 def test_a_killed_worker_is_replaced_and_no_mail_is_lost(tmp_path: Path) -> None:
-    harness = Harness(tmp_path)
+    harness = serving(tmp_path)
     try:
         assert harness.server is not None and harness.server.web is not None
         port = harness.server.web.port
@@ -88,7 +93,7 @@ def test_a_killed_worker_is_replaced_and_no_mail_is_lost(tmp_path: Path) -> None
 
 
 def test_a_stuck_worker_shows_at_healthz_and_recovers(tmp_path: Path) -> None:
-    harness = Harness(tmp_path, PBEM_WEB_HEALTH_QUEUE_SECONDS="1")
+    harness = serving(tmp_path, PBEM_WEB_HEALTH_QUEUE_SECONDS="1")
     try:
         assert harness.server is not None and harness.server.web is not None
         port = harness.server.web.port
@@ -110,7 +115,7 @@ def test_a_stuck_worker_shows_at_healthz_and_recovers(tmp_path: Path) -> None:
 
 
 def test_the_worker_stops_with_the_server_and_nothing_waits(tmp_path: Path) -> None:
-    harness = Harness(tmp_path)
+    harness = serving(tmp_path)
     pid = worker_pid(harness)
     alice = Player(harness, "alice@players.example")
     alice.register("alice")
@@ -122,7 +127,7 @@ def test_the_worker_stops_with_the_server_and_nothing_waits(tmp_path: Path) -> N
 def test_the_worker_goes_when_the_server_is_killed(tmp_path: Path) -> None:
     """`pbem serve` SIGKILLed (the crash tests' case): its worker process does not live on beside the next."""
     harness = Harness(tmp_path, serve=False)
-    instance = Instance(tmp_path, "solo", harness, f"sqlite:///{tmp_path / 'solo.sqlite3'}")
+    instance = Instance(tmp_path, "solo", harness, f"sqlite:///{tmp_path / 'solo.sqlite3'}", worker_process=True)
     try:
         log = tmp_path / "solo.log"
         wait_until(lambda: b"mail worker process" in log.read_bytes())
@@ -145,7 +150,7 @@ def test_the_worker_goes_when_the_server_is_killed(tmp_path: Path) -> None:
     ("postgresql+psycopg://127.0.0.1/test", True),
 ])
 def test_a_database_only_this_process_sees_keeps_the_worker_in_it(url: str, own_process: bool) -> None:
-    config = load_config(None, environ={"PBEM_DATABASE_URL": url})
+    config = load_config(None, environ={"PBEM_DATABASE_URL": url, "PBEM_SERVER_WORKER_PROCESS": "true"})
     assert uses_worker_process(config) is own_process
-    off = load_config(None, environ={"PBEM_DATABASE_URL": url, "PBEM_SERVER_WORKER_PROCESS": "false"})
-    assert uses_worker_process(off) is False
+    default = load_config(None, environ={"PBEM_DATABASE_URL": url})
+    assert uses_worker_process(default) is False  # the default: a thread of the server's process

@@ -20,10 +20,11 @@ from tests.helpers.players import start_game
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def harness(tmp_path: Path, database_url: str | None) -> Iterator[Harness]:
+@pytest.fixture(params=[False, True], ids=["worker-thread", "worker-process"])
+def harness(tmp_path: Path, database_url: str | None, request: pytest.FixtureRequest) -> Iterator[Harness]:
     # No error-reply limit here: every one of the 200 mails must be answered, refusals included.
-    h = Harness(tmp_path, database_url=database_url, PBEM_SERVER_ERROR_REPLIES_PER_HOUR="0")
+    h = Harness(tmp_path, database_url=database_url, PBEM_SERVER_ERROR_REPLIES_PER_HOUR="0",
+                PBEM_SERVER_WORKER_PROCESS=str(request.param).lower())
     yield h
     h.close()
 

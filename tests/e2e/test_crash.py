@@ -84,10 +84,12 @@ def harness(tmp_path: Path) -> Iterator[Harness]:
     h.close()
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_sigkill_during_bursts_loses_and_doubles_nothing(harness: Harness, tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize(("seed", "worker_process"), [(1, False), (2, True)])
+def test_sigkill_during_bursts_loses_and_doubles_nothing(harness: Harness, tmp_path: Path, seed: int,
+                                                        worker_process: bool) -> None:
+    """``worker_process``: the mail worker a thread of `pbem serve`, or a process of its own (killed with it)."""
     url = f"sqlite:///{tmp_path / 'crash.sqlite3'}"
-    server = Instance(tmp_path, "pbem", harness, url)
+    server = Instance(tmp_path, "pbem", harness, url, worker_process=worker_process)
     harness.port = server.port
     try:
         games = set_up_games(harness, seed)

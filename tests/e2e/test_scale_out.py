@@ -65,7 +65,8 @@ def start_game(harness: Harness, alice: Player, bob: Player, a: Instance, b: Ins
 
 def test_two_instances_apply_moves_once_fire_deadlines_once_and_fail_over(tmp_path: Path, url: str) -> None:
     harness = Harness(tmp_path, serve=False)
-    a = Instance(tmp_path, "a", harness, url, games=NO_FAIR_STARTS)
+    # One instance with its mail worker in a process of its own, one with it in a thread: both kinds at once.
+    a = Instance(tmp_path, "a", harness, url, games=NO_FAIR_STARTS, worker_process=True)
     deadline = time.monotonic() + 20
     while not leader_held(url):  # a leads: it started first
         assert time.monotonic() < deadline, "no instance took the scheduler lock"

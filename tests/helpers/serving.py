@@ -29,14 +29,16 @@ class Instance:
     """One `pbem serve` process relaying to the harness's sink; restartable on the same port."""
 
     def __init__(self, tmp_path: Path, name: str, harness: Harness, url: str, games: str = "",
-                 extra: str = "") -> None:
-        """``games``: the [games] section's lines; ``extra``: more sections of the config file."""
+                 extra: str = "", worker_process: bool = False) -> None:
+        """``games``: the [games] section's lines; ``extra``: more sections of the config file;
+        ``worker_process``: the mail worker in a process of its own."""
         self.name = name
         self.tmp_path = tmp_path
         self.port = 0  # the first start picks a free port itself; restarts keep it
         self.web_port = 0
         self.config = tmp_path / f"{name}.toml"
         self._settings = (f'[server]\nsecret_key = "{harness.environ["PBEM_SERVER_SECRET_KEY"]}"\n'
+                          f"worker_process = {str(worker_process).lower()}\n"
                           f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {harness.sink_port}\n'
                           f'[database]\nurl = "{url}"\n'
                           f"[games]\n{games or 'reminders = []'}\n"
