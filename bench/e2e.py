@@ -320,7 +320,7 @@ def clean_environment() -> dict[str, str]:
     return env
 
 
-def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: bool = True,
+def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: bool = False,
                       url: str = "") -> Path:
     path = workdir / "pbem.toml"
     default_url = f"sqlite:///{workdir / 'pbem.sqlite3'}"
@@ -336,7 +336,7 @@ def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: 
     return path
 
 
-def start_pbem(workdir: Path, sink_port: int, worker_process: bool = True, url: str = "") -> ServerProcess:
+def start_pbem(workdir: Path, sink_port: int, worker_process: bool = False, url: str = "") -> ServerProcess:
     port = free_port()
     config = write_pbem_config(workdir, port, sink_port, worker_process, url)
     argv = [sys.executable, "-m", "pbem", "serve", "--config", str(config)]
@@ -795,7 +795,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             raise BenchError(f"no PostgreSQL: {reason}")
         database_url = fresh_postgres_url()
     try:
-        pbem = start_pbem(workdir, sink.port, not args.worker_in_server, database_url)
+        pbem = start_pbem(workdir, sink.port, args.worker_process, database_url)
         servers.append(pbem)
         say(f"pbem serve listening on 127.0.0.1:{pbem.port}, sink on 127.0.0.1:{sink.port}, workdir {workdir}")
         phase1 = make_games(args.games, 0, sink, pbem, args.timeout, args.seed)
@@ -861,7 +861,8 @@ def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any]
         "parameters": {"games": args.games, "moves_per_game": args.moves_per_game, "seconds": args.seconds,
                        "connection_per_message": args.connect_per_message,
                        "seed": args.seed, "cores": os.cpu_count(), "python": platform.python_version(),
-                       "machine": platform.machine(), "database": "postgresql" if args.postgresql else "sqlite"},
+                       "machine": platform.machine(), "database": "postgresql" if args.postgresql else "sqlite",
+                       "worker_process": args.worker_process},
         "bare_messages_per_s": bare["rate"],
         "pbem_moves_per_s": maximum["rate"],
         "ratio": ratio,
@@ -954,8 +955,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="with --profile: sample only the thread holding the GIL (where the CPU goes)")
     parser.add_argument("--postgresql", action="store_true",
                         help="pbem serve on a fresh PostgreSQL database (127.0.0.1:5432) instead of SQLite")
-    parser.add_argument("--worker-in-server", action="store_true",
-                        help="pbem serve with worker_process = false (the mail worker a thread of the server)")
+    parser.add_argument("--worker-process", action="store_true",
+                        help="pbem serve with [server] worker_process = true (the mail worker in a process of "
+                             "its own; by default it is a thread of the server's process)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database, logs)")
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-relay", type=int, metavar="PORT", help=argparse.SUPPRESS)

@@ -148,10 +148,13 @@ def rss_sum_mb(pid: int) -> float:
     return sum(_memory_kb(member, "status", "VmRSS:") for member in e2e.process_tree(pid)) / 1024
 
 
-def start_serve(workdir: Path, url: str, domain: str, sink_port: int) -> tuple[e2e.ServerProcess, float]:
+def start_serve(workdir: Path, url: str, domain: str, sink_port: int,
+                worker_process: bool = False) -> tuple[e2e.ServerProcess, float]:
     """`pbem serve` on the seeded database; the seconds from process start to its "pbem serving" line."""
     config = workdir / "serve.toml"
-    config.write_text(f'[server]\ndomain = "{domain}"\nsecret_key = "{KEY}"\n[smtp]\nhost = "127.0.0.1"\nport = 0\n'
+    config.write_text(f'[server]\ndomain = "{domain}"\nsecret_key = "{KEY}"\n'
+                      f"worker_process = {str(worker_process).lower()}\n"
+                      '[smtp]\nhost = "127.0.0.1"\nport = 0\n'
                       f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {sink_port}\n'
                       f'[database]\nurl = "{url}"\n[web]\nport = 0\n', encoding="utf-8")
     argv = [sys.executable, "-m", "pbem", "serve", "--config", str(config)]
@@ -209,7 +212,7 @@ def serve(pbem: Pbem, workdir: Path, url: str, games: list[ActiveGame], args: ar
     server: e2e.ServerProcess | None = None
     played: list[e2e.Game] = []
     try:
-        server, startup_s = start_serve(workdir, url, pbem.config.domain, sink.port)
+        server, startup_s = start_serve(workdir, url, pbem.config.domain, sink.port, args.worker_process)
         rss_start = rss_mb(server.proc.pid)
         settle_s = settle(server.proc.pid)
         rss_idle = rss_mb(server.proc.pid)
@@ -417,6 +420,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000], help="games [1000 10000 100000]")
     parser.add_argument("--database", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--worker-process", action="store_true",
+                        help="pbem serve with [server] worker_process = true (its mail worker in a process of its own)")
     parser.add_argument("--due", type=int, default=100, help="deadlines due at the sweep (at most half the "
                         "active games) [100]")
     parser.add_argument("--worker-games", type=int, default=40, help="games the worker plays in [40]")
