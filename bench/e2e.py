@@ -52,7 +52,8 @@ PUBLIC = f"pbem@{DOMAIN}"
 PLAYER_DOMAIN = "players.example"
 VARIANT = "hyperspace"
 MAX_MESSAGE_BYTES = 1048576
-TARGET_RATIO = 0.25
+#: pbem's moves/s against the do-nothing relay's (the floor server's) in the same run (issue 19).
+TARGET_SHARE_OF_FLOOR = 0.35
 TARGET_P99_MS = 250.0
 #: Relay connections of the floor server: enough that its forwarding never waits on a single connection.
 RELAY_SENDERS = 4
@@ -857,6 +858,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any], maximum: dict[str, Any],
            half: dict[str, Any], errors: list[str], mails: int) -> dict[str, Any]:
     ratio = maximum["rate"] / bare["rate"] if bare["rate"] else 0.0
+    share_of_floor = maximum["rate"] / floor["rate"] if floor["rate"] else 0.0
     return {
         "parameters": {"games": args.games, "moves_per_game": args.moves_per_game, "seconds": args.seconds,
                        "connection_per_message": args.connect_per_message,
@@ -868,7 +870,7 @@ def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any]
         "ratio": ratio,
         "floor_moves_per_s": floor["rate"],
         "floor_ratio": floor["rate"] / bare["rate"] if bare["rate"] else 0.0,
-        "pbem_share_of_floor": maximum["rate"] / floor["rate"] if floor["rate"] else 0.0,
+        "pbem_share_of_floor": share_of_floor,
         "bare": bare,
         "floor": floor,
         "ceiling": ceiling(floor, os.cpu_count() or 1, bare["rate"]),
@@ -876,8 +878,9 @@ def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any]
         "half_load": half,
         "mails_relayed": mails,
         "pbem_errors_logged": len(errors),
-        "targets": {"ratio_min": TARGET_RATIO, "half_load_p99_ms_max": TARGET_P99_MS,
-                    "ratio_ok": ratio >= TARGET_RATIO, "p99_ok": half["p99_ms"] < TARGET_P99_MS},
+        "targets": {"share_of_floor_min": TARGET_SHARE_OF_FLOOR, "half_load_p99_ms_max": TARGET_P99_MS,
+                    "share_of_floor_ok": share_of_floor >= TARGET_SHARE_OF_FLOOR,
+                    "p99_ok": half["p99_ms"] < TARGET_P99_MS},
     }
 
 
@@ -914,13 +917,13 @@ Python {params['python']}, database {params['database']}; \
 {maximum['seconds']:.1f} s; CPU: pbem {maximum['server_cpu_pct']:.0f}%, bench \
 {maximum['bench_cpu_pct']:.0f}% of a core)
   floor server (1 in, 2 out)      {result['floor_moves_per_s']:9.1f} moves/s   (ratio to bare \
-{result['floor_ratio']:.3f}: about the most any server reaches here; pbem is \
-{100 * result['pbem_share_of_floor']:.0f}% of it)
+{result['floor_ratio']:.3f}: about the most any server reaches here)
   ceiling on {params['cores']} cores               {result['ceiling']['moves_per_s']:9.1f} moves/s   (ratio to bare \
 {result['ceiling']['ratio']:.3f}; per move the floor server uses {result['ceiling']['server_cpu_ms_per_move']:.2f} ms \
 of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms)
-  ratio pbem / bare               {result['ratio']:9.3f}      target >= {targets['ratio_min']}  \
-{verdict(targets['ratio_ok'])}
+  ratio pbem / bare               {result['ratio']:9.3f}
+  ratio pbem / floor server       {result['pbem_share_of_floor']:9.3f}      target >= \
+{targets['share_of_floor_min']}  {verdict(targets['share_of_floor_ok'])}
   latency at maximum              p50 {maximum['p50_ms']:7.1f} ms   p99 {maximum['p99_ms']:7.1f} ms
   latency at half load            p50 {half['p50_ms']:7.1f} ms   p99 {half['p99_ms']:7.1f} ms   \
 ({half['offered_rate']:.1f} moves/s offered, {half['rate']:.1f} achieved)   target p99 < \
@@ -994,7 +997,7 @@ def main(argv: list[str] | None = None) -> int:
     print_summary(result)
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    return 0 if result["targets"]["ratio_ok"] and result["targets"]["p99_ok"] else 1
+    return 0 if result["targets"]["share_of_floor_ok"] and result["targets"]["p99_ok"] else 1
 
 
 if __name__ == "__main__":
