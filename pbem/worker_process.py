@@ -23,7 +23,7 @@ from pbem.store.db import Database
 from pbem.sweep import Sweeper
 from pbem.worker import Worker
 
-__all__ = ["POLL_SECONDS", "WORKER_BATCH", "MailWorkerProcess", "serve_mail"]
+__all__ = ["POLL_SECONDS", "WORKER_BATCH", "MailWorkerProcess", "serve_mail", "uses_worker_process"]
 
 log = logging.getLogger(__name__)
 
