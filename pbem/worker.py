@@ -132,6 +132,7 @@ class Worker:
         try:
             with session.begin_nested():
                 item.status = self._process(session, item)
+                item.processed_at = utcnow()  # set with the status: one UPDATE of the row, not two
         except Exception:
             log.exception("inbox %s (%s) failed", item.id, item.message_id)
             MAILS_FAILED.inc()
@@ -142,7 +143,7 @@ class Worker:
                     self._notify_failure(session, item)
             except Exception:  # the failure mark must be committed whatever happens here
                 log.exception("inbox %s: could not tell the sender", item.id)
-        item.processed_at = utcnow()
+            item.processed_at = utcnow()
         session.add(item)
 
     def drain(self) -> int:

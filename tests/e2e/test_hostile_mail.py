@@ -358,6 +358,11 @@ def _answers_once(pipe: Pipeline, raw: bytes, envelope: str) -> None:
 @example(raw=b"From:?utf-8?q?hi=0D=0ABcc:_victim@example.com?=\nMIME-Version: 1.0\n"
              b"Content-Type: text/plain; charset=utf-8\n\ngames\n", envelope=ENVELOPE)
 @example(raw=b"From: News <news@\xb4", envelope=ENVELOPE)
+# And an encoded word cut by a line break, leaving "=?utf-8?q?Sam=0D=0ABcc:_victim@e", a group again.
+@example(raw=b"From: =?utf-8?q?Sam=0D=0ABcc:_victim@e\r\nxample.com=0D=0A?= <sam@example.org>\n"
+             b"To: pbem+p3.5f0e1d2c3b4a59687766@pbem.localhost\nSubject: hi\n"
+             b"Message-ID: <injection-name-1@example.org>\nMIME-Version: 1.0\n"
+             b"Content-Type: text/plain; charset=utf-8\n\ngames\n", envelope=ENVELOPE)
 def test_mutated_samples_through_the_worker(shared_pipe: Pipeline, raw: bytes, envelope: str) -> None:
     _answers_once(shared_pipe, raw, envelope)
 

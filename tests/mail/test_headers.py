@@ -63,6 +63,25 @@ def test_unparseable_from_falls_back_to_the_envelope(from_line: str) -> None:
     assert parse_mail(raw).sender == ""
 
 
+@pytest.mark.parametrize(
+    "from_line",
+    # RFC 5322 3.6.2: From holds mailboxes, never a group; a group's members are nobody to answer.
+    # The first was found by the hostile-mail property test: an encoded word cut by a line break
+    # left "Name: victim@e" for the strict parser to read as a group.
+    ["From: =?utf-8?q?Sam=0D=0ABcc:_victim@e", "From: Team: victim@example.com, v2@example.com;",
+     "From: undisclosed-recipients:;", "From: " + "x" * 1000 + ": victim@example.com"],
+)
+def test_a_group_in_from_is_no_sender(from_line: str) -> None:
+    raw = build_mail("", b"games\r\n", sender=from_line)
+    assert parse_mail(raw, "bob@example.org").sender == "bob@example.org"
+    assert parse_mail(raw).sender == ""
+
+
+def test_a_colon_inside_a_quoted_name_is_no_group() -> None:
+    mail = parse_mail(build_mail("", b"draw\r\n", sender='From: "Dr: Who" <who@example.org>'))
+    assert (mail.sender, mail.sender_name) == ("who@example.org", "Dr: Who")
+
+
 def test_display_name_with_comma_and_quotes() -> None:
     mail = parse_mail(build_mail("", b"draw\r\n", sender='From: "Smith, Bob" <Bob.Smith@Example.org>'))
     assert (mail.sender, mail.sender_name) == ("bob.smith@example.org", "Smith, Bob")

@@ -20,6 +20,8 @@ __all__ = ["MSGID_TOKEN", "decode_header", "first", "parse_from", "raw_headers",
 # super-linear, see limits).
 _MAX_FROM = 4096
 _ENCODED_WORD = re.compile(r"=\?([^?\s]{1,75})\?([bBqQ])\?([^?\s]*)\?=")
+#: A quoted string of a header value, whose ":" and "<" are words, not syntax.
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 MSGID_TOKEN = re.compile(r"<[^<>\s]+>")
 _MAX_REFERENCES = 30
 # No controls either: the envelope sender reaches here unfiltered, and an address becomes a
@@ -115,11 +117,15 @@ def parse_from(raw: str | None) -> tuple[str, str]:
     # into another valid address: long values go to the lenient, linear one.
     if len(safe) <= MAX_PARSED_HEADER:
         try:
-            addresses = policy.default.header_factory("from", safe).addresses
-            if addresses:
-                return clean(addresses[0].display_name), addresses[0].addr_spec.strip()
+            header = policy.default.header_factory("from", safe)
+            if any(group.display_name is not None for group in header.groups):
+                return "", ""  # From holds mailboxes, never a group ("Name: a@b;", RFC 5322 3.6.2)
+            if header.addresses:
+                return clean(header.addresses[0].display_name), header.addresses[0].addr_spec.strip()
         except Exception:  # the strict parser refused it; the lenient one may not
             pass
+    if ":" in _QUOTED.sub("", safe).split("<", 1)[0]:
+        return "", ""  # a group, or a broken encoded word ("=?utf-8?q?Sam Bcc: victim@..."): no sender
     try:
         name, addr = email.utils.parseaddr(safe)
     except Exception:
