@@ -88,11 +88,13 @@ def gauge_registry(db: Database, now: Callable[[], datetime]) -> CollectorRegist
     return registry
 
 
+#: The server's counters with its mail worker process's added (pbem.metrics.ProcessFigures).
+_COUNTERS = CollectorRegistry(auto_describe=False)
+_COUNTERS.register(OTHER_PROCESSES)
+
+
 def metrics_text(gauges: CollectorRegistry) -> bytes:
     """The server's counters (pbem.metrics, its mail worker process's added) and its gauges, in the
     Prometheus text format."""
     return generate_latest(_COUNTERS) + generate_latest(gauges)
 
-
-_COUNTERS = CollectorRegistry(auto_describe=False)
-_COUNTERS.register(OTHER_PROCESSES)
