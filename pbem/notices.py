@@ -19,6 +19,11 @@ __all__ = ["NoticeWriter"]
 log = logging.getLogger(__name__)
 
 
+#: The notice polls, built once (as the worker's inbox polls).
+_NOTICE_WAITING = select(GameNotice.id).where(GameNotice.status == NoticeStatus.NEW).limit(1)
+_NOTICE_NEW = select(GameNotice).where(GameNotice.status == NoticeStatus.NEW).order_by(col(GameNotice.id))
+
+
 class NoticeWriter:
     """Writes waiting notices oldest first: a notice's mails are queued and the notice deleted in one
     transaction (a crash in between leaves the notice, written again after the restart)."""
@@ -29,10 +34,7 @@ class NoticeWriter:
 
     def write_next(self, batch: int = 1) -> bool:
         """Write up to ``batch`` waiting notices; False when none waits."""
-        new = GameNotice.status == NoticeStatus.NEW
-        return self.db.work_through(select(GameNotice.id).where(new).limit(1),
-                                    select(GameNotice).where(new).order_by(col(GameNotice.id)).limit(batch),
-                                    self._write_one)
+        return self.db.work_through(_NOTICE_WAITING, _NOTICE_NEW.limit(batch), self._write_one)
 
     def _write_one(self, session: Session, notice: GameNotice) -> None:
         try:
