@@ -12,9 +12,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select, update
 
 from pbem.mail.compose import plain_address
+from pbem.mail.sent_journal import SentJournal
 from pbem.metrics import OUTBOX_RETRIED, OUTBOX_SENT
 from pbem.store.db import Database
 from pbem.store.models import OutboxItem, utcnow
@@ -28,6 +30,11 @@ MAX_ATTEMPTS = 30
 _BACKOFF_BASE_SECONDS = 2.0
 _BACKOFF_MAX_SECONDS = 3600.0
 _LEASE = timedelta(minutes=5)
+#: A journal's marks folded into the outbox; a row marked already (a fold repeated after a crash) stays as it is.
+_FOLD = (update(OutboxItem)
+         .where(col(OutboxItem.id) == bindparam("outbox_id"), OutboxItem.status == OutboxStatus.PENDING)
+         .values(status=OutboxStatus.SENT, sent_at=bindparam("sent"), attempts=col(OutboxItem.attempts) + 1,
+                 leased_by=""))
 
 
 def _backoff(attempts: int) -> timedelta:
@@ -56,6 +63,8 @@ class Deliverer:
         self.batch = batch
         self.instance = secrets.token_hex(8)  # names this process's leases
         self._smtp: _RelayConnection | None = None
+        # SQLite in a file: sent marks go to a journal beside it first (see SentJournal); else to the outbox.
+        self.journal = SentJournal(Path(f"{db.sqlite_file}.sent")) if db.sqlite_file is not None else None
 
     def _claim_due(self) -> list[OutboxItem]:
         due = self.next_due_in()
@@ -84,6 +93,7 @@ class Deliverer:
         """
         if not self.db.is_sqlite:
             return 0  # other live instances may hold leases; a dead one's run out by themselves
+        self.fold()  # the mails a dead process had marked in its journal are sent: not again
         with self.db.transaction() as session:
             result = session.exec(update(OutboxItem).where(col(OutboxItem.status) == OutboxStatus.PENDING,
                                                           col(OutboxItem.leased_by) != "")
@@ -92,6 +102,22 @@ class Deliverer:
 
     def deliver_due(self) -> int:
         """Deliver what is due now; returns how many were sent. Failures are rescheduled."""
+        try:
+            return self._deliver_round()
+        finally:
+            self.fold()
+
+    def fold(self) -> int:
+        """Write the journal's sent marks into the outbox, in one transaction; how many there were."""
+        if self.journal is None:
+            return 0
+        with self.journal.folding() as marks:
+            if marks:
+                with self.db.transaction() as session:
+                    session.connection().execute(_FOLD, [{"outbox_id": number, "sent": when} for number, when in marks])
+            return len(marks)
+
+    def _deliver_round(self) -> int:
         sent = 0
         items = self._claim_due()
         for index, item in enumerate(items):
@@ -147,10 +173,16 @@ class Deliverer:
 
     def close(self) -> None:
         self._close()
+        if self.journal is not None:
+            self.journal.close()
 
     def _mark_sent(self, item: OutboxItem) -> None:
-        # Right after the relay's 250, one small commit per mail: a crash in between re-sends
+        # Right after the relay's 250, one small synced write per mail: a crash in between re-sends
         # at most this one mail (with its Message-ID, which receivers use to drop the copy).
+        if self.journal is not None:
+            assert item.id is not None
+            self.journal.record(item.id, utcnow())
+            return
         self.db.write(update(OutboxItem).where(col(OutboxItem.id) == item.id)
                       .values(status=OutboxStatus.SENT, sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
 

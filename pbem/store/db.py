@@ -64,39 +64,87 @@ class _SqliteWriters:
     turns instead of working side by side. Here a writer first takes a thread lock (this process's
     writers) and then an flock on a file beside the database (the other processes': the mail worker,
     `pbem admin`), both of which wake a waiter as soon as they are let go; SQLite's own lock is then free.
+
+    A holder can also tell whether anyone waits (:meth:`others_waiting`): this process's waiters are
+    counted, another process's waiter holds a shared flock on a second file while it waits. The mail
+    worker asks between the mails of a batch and commits early, so that a listener storing a mail or
+    the deliverer marking one sent waits for one mail's work, not a whole batch's.
     """
 
     def __init__(self, database: str | None) -> None:
         self._threads = threading.Lock()
+        self._count = threading.Lock()
+        self._waiting_threads = 0
         self._path: Path | None = None
-        if database and database != ":memory:" and "mode=memory" not in database:
-            self._path = Path(f"{database.removeprefix('file:').split('?')[0]}.writer-lock")
-        self._file: int | None = None
+        if (file := sqlite_file(database)) is not None:
+            self._path = Path(f"{file}.writer-lock")
+        self._files: tuple[int, int, int] | None = None  # the lock, the waiting sign, the probe of the sign
         self._pid = 0
 
-    def _descriptor(self) -> int | None:
+    def _descriptors(self) -> tuple[int, int, int] | None:
         if self._path is None:
             return None
-        if self._file is None or self._pid != os.getpid():  # a forked process opens its own: flock is per file
-            self._file = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        if self._files is None or self._pid != os.getpid():  # a forked process opens its own: flock is per file
+            flags, wait = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, Path(f"{self._path}.wait")
+            # Two descriptors of the sign: flock converts a lock taken again through the same one.
+            self._files = (os.open(self._path, flags, 0o600), os.open(wait, flags, 0o600), os.open(wait, flags, 0o600))
             self._pid = os.getpid()
-        return self._file
+        return self._files
 
     def __enter__(self) -> None:
-        self._threads.acquire()
+        with self._count:
+            self._waiting_threads += 1
         try:
-            if (descriptor := self._descriptor()) is not None:
-                fcntl.flock(descriptor, fcntl.LOCK_EX)
+            self._threads.acquire()
+        finally:
+            with self._count:
+                self._waiting_threads -= 1
+        try:
+            if (files := self._descriptors()) is not None:
+                lock, sign, _probe = files
+                if not _try_flock(lock, fcntl.LOCK_EX):
+                    fcntl.flock(sign, fcntl.LOCK_SH)  # seen by the holder while we wait
+                    try:
+                        fcntl.flock(lock, fcntl.LOCK_EX)
+                    finally:
+                        fcntl.flock(sign, fcntl.LOCK_UN)
         except BaseException:
             self._threads.release()
             raise
 
     def __exit__(self, *_exc: object) -> None:
         try:
-            if self._file is not None and self._pid == os.getpid():
-                fcntl.flock(self._file, fcntl.LOCK_UN)
+            if self._files is not None and self._pid == os.getpid():
+                fcntl.flock(self._files[0], fcntl.LOCK_UN)
         finally:
             self._threads.release()
+
+    def others_waiting(self) -> bool:
+        """Whether another writer, of this process or another, waits for the lock the caller holds."""
+        if self._waiting_threads:
+            return True
+        if self._files is None or self._pid != os.getpid():
+            return False
+        probe = self._files[2]
+        if _try_flock(probe, fcntl.LOCK_EX):
+            fcntl.flock(probe, fcntl.LOCK_UN)
+            return False
+        return True
+
+
+def sqlite_file(database: str | None) -> Path | None:
+    """The file of a SQLite URL's database part; None for a database in memory."""
+    if not database or database == ":memory:" or "mode=memory" in database:
+        return None
+    return Path(database.removeprefix("file:").split("?")[0])
+
+
+def _try_flock(descriptor: int, operation: int) -> bool:
+    try:
+        fcntl.flock(descriptor, operation | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 class Database:
@@ -115,8 +163,10 @@ class Database:
         self.url = url
         self._reader = self.engine.execution_options(**{_READ_ONLY: True})
         # SQLite has one writer at a time (see _SqliteWriters); PostgreSQL locks rows itself.
-        self._write_lock: contextlib.AbstractContextManager[Any] = (
-            _SqliteWriters(parsed.database) if self.is_sqlite else contextlib.nullcontext())
+        #: The SQLite database's file (None: PostgreSQL, or SQLite in memory); files beside it share its name.
+        self.sqlite_file = sqlite_file(parsed.database) if self.is_sqlite else None
+        self._writers = _SqliteWriters(parsed.database) if self.is_sqlite else None
+        self._write_lock: contextlib.AbstractContextManager[Any] = self._writers or contextlib.nullcontext()
 
     def create_all(self) -> None:
         """Bring the schema up to date: the Alembic migrations, which keep existing games."""
@@ -192,14 +242,22 @@ class Database:
     def work_through(self, waiting: Any, batch: Any, handle: Callable[[Session, Any], None]) -> bool:
         """A queue's discipline: ``waiting`` (a cheap select of one id) says whether anything waits, so an
         empty queue costs no write lock; then one transaction claims the rows of ``batch`` (oldest first,
-        limited) and hands each to ``handle``. False when nothing waited."""
+        limited) and hands each to ``handle``, committing early when another writer waits (the rows not
+        handled stay as they were, for the next round). False when nothing waited."""
         if not self.waiting(waiting):
             return False
         with self.transaction() as session:
             rows = list(session.exec(self.claimable(batch)).all())
             for row in rows:
                 handle(session, row)
+                if self.writers_waiting():
+                    break  # commit now and let them in; the rows left wait for the next round
         return bool(rows)
+
+    def writers_waiting(self) -> bool:
+        """Whether another writer waits for the transaction the caller holds (SQLite's one writer at a time;
+        PostgreSQL's writers lock rows, not the database: never)."""
+        return self._writers is not None and self._writers.others_waiting()
 
 
 class Leadership:

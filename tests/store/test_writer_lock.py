@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlmodel import select
+from sqlalchemy import insert
+from sqlmodel import Session, col, select
 
 from pbem.store.db import Database
 from pbem.store.models import Setting
@@ -74,3 +79,96 @@ def test_a_database_in_memory_has_no_lock_file(tmp_path: Path, monkeypatch: pyte
         with db.transaction() as session:
             session.add(Setting(key=url, value="1"))
     assert not list(tmp_path.iterdir())
+
+
+def test_the_holder_sees_a_writer_of_its_own_process_waiting(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
+    db.create_all()
+    entered = threading.Event()
+    with db.transaction():
+        assert not db.writers_waiting()
+        waiter = threading.Thread(target=lambda: (db.write(update_setting()), entered.set()))
+        waiter.start()
+        assert wait_until(db.writers_waiting)
+        assert not entered.is_set()
+    waiter.join(10)
+    assert entered.is_set() and not db.writers_waiting()
+
+
+def test_the_holder_sees_a_writer_of_another_process_waiting(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
+    db.create_all()
+    waiter_code = ("import sys\nfrom pbem.store.db import Database\nfrom pbem.store.models import Setting\n"
+                   "db = Database(sys.argv[1])\nprint('waiting', flush=True)\n"
+                   "with db.transaction() as session:\n    session.add(Setting(key='other', value='1'))\n")
+    with db.transaction():
+        waiter = subprocess.Popen([sys.executable, "-c", waiter_code, db.url], stdout=subprocess.PIPE, text=True)
+        try:
+            assert waiter.stdout is not None and waiter.stdout.readline().strip() == "waiting"
+            assert wait_until(db.writers_waiting)
+            assert waiter.poll() is None  # it waits for us
+        except BaseException:
+            waiter.kill()
+            raise
+    assert waiter.wait(20) == 0
+    assert not db.writers_waiting()
+    with db.read() as reader:
+        assert reader.exec(select(Setting.value).where(Setting.key == "other")).one() == "1"
+
+
+def test_postgresql_never_reports_waiting_writers(database_url: str | None) -> None:
+    """PostgreSQL's writers lock rows, not the database: a batch never commits early for them."""
+    if database_url is None:
+        pytest.skip("the SQLite case is the tests above")
+    db = Database(database_url)
+    db.create_all()
+    try:
+        with db.transaction():
+            other = threading.Thread(target=lambda: db.write(update_setting()))
+            other.start()
+            other.join(10)  # not waiting for us: it has written already
+            assert not other.is_alive()
+            assert not db.writers_waiting()
+    finally:
+        db.dispose()
+
+
+def update_setting() -> Any:
+    return insert(Setting).values(key="waiter", value="1")
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
+    db.create_all()
+    with db.transaction() as session:
+        for number in range(5):
+            session.add(Setting(key=f"queued-{number}", value="new"))
+    queued = select(Setting).where(col(Setting.key).startswith("queued-"), Setting.value == "new")
+    handled: list[str] = []
+    waiter = threading.Thread(target=lambda: db.write(update_setting()))
+
+    def handle(_session: Session, row: Setting) -> None:
+        row.value = "done"
+        handled.append(row.key)
+        if len(handled) == 2:  # a writer comes while the batch is under way
+            waiter.start()
+            assert wait_until(db.writers_waiting)
+
+    assert db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle)
+    waiter.join(10)
+    assert handled == ["queued-0", "queued-1"]  # committed after the second row, not after all five
+    with db.read() as reader:
+        assert reader.exec(select(Setting.value).where(Setting.key == "waiter")).one() == "1"
+        assert len(reader.exec(queued).all()) == 3
+    while db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle):
+        pass
+    assert handled == [f"queued-{number}" for number in range(5)]

@@ -1,0 +1,131 @@
+"""The deliverer's sent marks on SQLite: a synced line per mail, folded into the outbox once a round, and a
+crash between the two neither loses a mark nor re-sends the mail."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+from sqlmodel import select
+
+from pbem.mail.delivery import Deliverer
+from pbem.mail.sent_journal import SentJournal
+from pbem.store.models import OutboxItem, utcnow
+from tests.helpers.harness import SinkHandler
+from tests.helpers.pipeline import Pipeline
+from tests.helpers.serving import free_port
+
+T0 = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
+
+
+def test_marks_are_read_back_in_order_and_emptied_by_a_fold(tmp_path: Path) -> None:
+    journal = SentJournal(tmp_path / "db.sent")
+    journal.record(7, T0)
+    journal.record(3, T0 + timedelta(seconds=1))
+    with journal.folding() as marks:
+        assert marks == [(7, T0), (3, T0 + timedelta(seconds=1))]
+    assert (tmp_path / "db.sent").read_bytes() == b""
+    with journal.folding() as marks:
+        assert marks == []
+
+
+def test_a_fold_that_fails_keeps_the_marks(tmp_path: Path) -> None:
+    journal = SentJournal(tmp_path / "db.sent")
+    journal.record(1, T0)
+    with pytest.raises(RuntimeError), journal.folding():
+        raise RuntimeError("the database is away")
+    journal.record(2, T0)
+    with journal.folding() as marks:
+        assert [number for number, _ in marks] == [1, 2]
+
+
+def test_a_line_cut_short_by_a_crash_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "db.sent"
+    SentJournal(path).record(5, T0)
+    with path.open("ab") as torn:
+        torn.write(f"6 {T0.isoformat()}"[:-6].encode())  # the offset never reached the disk
+    with SentJournal(path).folding() as marks:
+        assert marks == [(5, T0)]
+
+
+def test_a_round_marks_its_mails_sent_in_the_outbox_and_empties_the_journal(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path)
+    try:
+        for number in range(3):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        deliverer = Deliverer(pipe.db, "", 25, str(tmp_path / "maildir"))
+        assert deliverer.journal is not None and deliverer.journal.path == Path(f"{pipe.db.sqlite_file}.sent")
+        assert deliverer.deliver_due() == 3
+        rows = outbox(pipe)
+        assert {row.status for row in rows} == {"sent"} and {row.attempts for row in rows} == {1}
+        assert all(row.sent_at is not None and row.leased_by == "" for row in rows)
+        assert deliverer.journal.path.read_bytes() == b""
+        deliverer.close()
+    finally:
+        pipe.close()
+
+
+def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path)
+    sink = SinkHandler()
+    port = free_port()
+    relay = Controller(sink, hostname="127.0.0.1", port=port)
+    relay.start()
+    try:
+        for number in range(3):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        crashed = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
+        # The round of a process that dies before its fold: every mail sent and marked in the journal.
+        claimed = crashed._claim_due()
+        for item in claimed:
+            crashed._send(item)
+            crashed._mark_sent(item)
+        crashed._close()
+        assert len(sink.received) == 3
+        assert {row.status for row in outbox(pipe)} == {"pending"}  # leased, marked only in the journal
+        restarted = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
+        assert restarted.release_leases() == 0  # nothing left to re-send
+        assert {row.status for row in outbox(pipe)} == {"sent"}
+        assert restarted.deliver_due() == 0 and len(sink.received) == 3
+        restarted.close()
+    finally:
+        relay.stop()
+        pipe.close()
+
+
+def test_a_fold_repeated_after_a_crash_counts_each_attempt_once(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path)
+    try:
+        pipe.send("p@players.example", pipe.addresses.public, "register player")
+        deliverer = Deliverer(pipe.db, "", 25, str(tmp_path / "maildir"))
+        assert deliverer.deliver_due() == 1
+        row = outbox(pipe)[0]
+        assert deliverer.journal is not None and row.id is not None
+        deliverer.journal.record(row.id, utcnow())  # the fold committed, the crash came before the emptying
+        assert deliverer.fold() == 1
+        again = outbox(pipe)[0]
+        assert again.status == "sent" and again.attempts == 1 and again.sent_at == row.sent_at
+        deliverer.close()
+    finally:
+        pipe.close()
+
+
+def test_postgresql_and_memory_mark_in_the_outbox_directly(tmp_path: Path, database_url: str | None) -> None:
+    pipe = Pipeline(tmp_path, database_url=database_url or "sqlite://")  # the SQLite case: in memory
+    try:
+        pipe.send("p@players.example", pipe.addresses.public, "register player")
+        deliverer = Deliverer(pipe.db, "", 25, str(tmp_path / "maildir"))
+        assert deliverer.journal is None
+        assert deliverer.deliver_due() == 1
+        assert outbox(pipe)[0].status == "sent"
+        assert not [name for name in os.listdir(tmp_path) if name.endswith(".sent")]
+    finally:
+        pipe.close()
+
+
+def outbox(pipe: Pipeline) -> list[OutboxItem]:
+    with pipe.db.transaction() as session:
+        return list(session.exec(select(OutboxItem).order_by(OutboxItem.id)))
