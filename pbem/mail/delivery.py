@@ -32,7 +32,7 @@ _BACKOFF_MAX_SECONDS = 3600.0
 _LEASE = timedelta(minutes=5)
 #: A journal's marks folded into the outbox; a row marked already (a fold repeated after a crash) stays as it is.
 _FOLD = (update(OutboxItem)
-         .where(col(OutboxItem.id) == bindparam("outbox_id"), OutboxItem.status == OutboxStatus.PENDING)
+         .where(col(OutboxItem.id) == bindparam("outbox_id"), col(OutboxItem.status) == OutboxStatus.PENDING)
          .values(status=OutboxStatus.SENT, sent_at=bindparam("sent"), attempts=col(OutboxItem.attempts) + 1,
                  leased_by=""))
 
