@@ -110,6 +110,9 @@ class Deliverer:
 
     def deliver_due(self) -> int:
         """Deliver what is due now; returns how many were sent. Failures are rescheduled."""
+        # Marks a failed fold left behind go in first: on SQLite a round reads its mails without a
+        # lease, and a sent mail must not be read as due again.
+        self.fold()
         try:
             return self._deliver_round()
         finally:

@@ -129,3 +129,31 @@ def test_postgresql_and_memory_mark_in_the_outbox_directly(tmp_path: Path, datab
 def outbox(pipe: Pipeline) -> list[OutboxItem]:
     with pipe.db.transaction() as session:
         return list(session.exec(select(OutboxItem).order_by(OutboxItem.id)))
+
+
+def test_marks_a_failed_fold_left_are_folded_before_the_next_round_reads(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    pipe = Pipeline(tmp_path)
+    try:
+        pipe.send("p@players.example", pipe.addresses.public, "register player")
+        maildir = tmp_path / "maildir"
+        deliverer = Deliverer(pipe.db, "", 25, str(maildir))
+        real_fold = Deliverer.fold
+        failed: list[bool] = []
+
+        def fold_failing_once_after_sending(self: Deliverer) -> int:
+            assert self.journal is not None
+            if not failed and self.journal.path.read_bytes():  # the first fold with marks: the database is away
+                failed.append(True)
+                raise OSError("disk I/O error")
+            return real_fold(self)
+
+        monkeypatch.setattr(Deliverer, "fold", fold_failing_once_after_sending)
+        with pytest.raises(OSError):
+            deliverer.deliver_due()
+        assert outbox(pipe)[0].status == "pending"  # sent, marked in the journal only
+        assert deliverer.deliver_due() == 0  # folded first: not read as due, not sent again
+        assert outbox(pipe)[0].status == "sent" and len(list((maildir / "new").iterdir())) == 1
+        deliverer.close()
+    finally:
+        pipe.close()
