@@ -22,9 +22,9 @@ def test_move_cost_times_every_move_and_stage(tmp_path: Path) -> None:
     figures = json.loads(out.read_text())
     assert figures["moves"] == 6
     assert figures["mails_per_move"] == 2.0  # the mover's reply and the opponent's notice
-    for stage in ("worker_ms", "parse_ms", "rules_ms", "compose_ms"):
+    for stage in ("worker_ms", "parse_ms", "rules_ms", "compose_ms", "picture_ms"):
         assert figures[stage] > 0, stage
-    assert "parse the mail" in done.stdout
+    assert "parse the mail" in done.stdout and "Without the picture" in done.stdout
 
 
 def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
