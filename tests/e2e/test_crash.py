@@ -99,7 +99,9 @@ def test_sigkill_during_bursts_loses_and_doubles_nothing(harness: Harness, tmp_p
             thread.start()
         kills = 0
         chaos = random.Random(seed)
-        while any(thread.is_alive() for thread in threads) and kills < 6:
+        # At least 3 kills: a fast server may take all the bursts in before the third, and the kills after
+        # them hit it working through the mails they left (the worker, delivery), which must hold as well.
+        while kills < 6 and (kills < 3 or any(thread.is_alive() for thread in threads)):
             time.sleep(chaos.uniform(0.2, 0.9))
             server.kill()
             kills += 1
@@ -112,7 +114,6 @@ def test_sigkill_during_bursts_loses_and_doubles_nothing(harness: Harness, tmp_p
         harness.settle(quiet=1.5, timeout=60)
         check_applied_once(url, games)
         check_replies(games, kills)
-        assert kills >= 3
         print(f"seed {seed}: {sum(len(g.sent) for g in games)} moves acknowledged, {kills} kills, lost 0")
     finally:
         server.stop()
