@@ -307,8 +307,11 @@ def seed(db: Database, config: Config, size: int, now: datetime, seed_value: int
             # running for a while has long done): otherwise the measurement's commits wait on the load's I/O.
             connection.exec_driver_sql("CHECKPOINT")
     else:
-        with db.engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        raw = db.engine.raw_connection()  # outside a transaction (SQLAlchemy's would begin one: no checkpoint then)
+        try:
+            raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            raw.close()
     os.sync()  # and the files' dirty pages, which the kernel would otherwise write back during the measurement
     report.seconds = time.perf_counter() - started
     return report
