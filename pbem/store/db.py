@@ -71,13 +71,12 @@ class _SqliteWriters:
     the deliverer marking one sent waits for one mail's work, not a whole batch's.
     """
 
-    def __init__(self, database: str | None) -> None:
+    def __init__(self, file: Path | None) -> None:
+        """``file``: the database's (None in memory: this process's thread lock alone)."""
         self._threads = threading.Lock()
         self._count = threading.Lock()
         self._waiting_threads = 0
-        self._path: Path | None = None
-        if (file := sqlite_file(database)) is not None:
-            self._path = Path(f"{file}.writer-lock")
+        self._path = Path(f"{file}.writer-lock") if file is not None else None
         self._files: tuple[int, int, int] | None = None  # the lock, the waiting sign, the probe of the sign
         self._pid = 0
 
@@ -165,7 +164,7 @@ class Database:
         # SQLite has one writer at a time (see _SqliteWriters); PostgreSQL locks rows itself.
         #: The SQLite database's file (None: PostgreSQL, or SQLite in memory); files beside it share its name.
         self.sqlite_file = sqlite_file(parsed.database) if self.is_sqlite else None
-        self._writers = _SqliteWriters(parsed.database) if self.is_sqlite else None
+        self._writers = _SqliteWriters(self.sqlite_file) if self.is_sqlite else None
         self._write_lock: contextlib.AbstractContextManager[Any] = self._writers or contextlib.nullcontext()
 
     def create_all(self) -> None:
