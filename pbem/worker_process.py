@@ -16,6 +16,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from pbem.config import Config
+from pbem.heap import freeze_startup_heap
 from pbem.log_setup import configure_logging, configured
 from pbem.metrics import OTHER_PROCESSES, figures
 from pbem.startup import build_services
@@ -80,6 +81,7 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
     db = Database(config.database.url)
     services = build_services(config, db)
     worker, sweeper = Worker(db, services), Sweeper(db, services)
+    freeze_startup_heap()
     try:
         while not _Stop.asked:
             _wait_for_nudge(nudges)  # a mail stored after this is seen below, or nudges the next round
@@ -137,10 +139,13 @@ class MailWorkerProcess:
         self._loop = asyncio.get_running_loop()
         receiving, sending = self._context.Pipe(duplex=False)
         nudged, nudging = self._context.Pipe(duplex=False)
-        self._process = self._context.Process(
+        process = self._context.Process(
             target=serve_mail, name="pbem-mail-worker", daemon=True,
             args=(self.config, os.getpid(), nudged, sending, configured()))
-        self._process.start()
+        process.start()
+        # Published only once started: /healthz and the tests read pid from other threads, and a process
+        # not yet started has none.
+        self._process = process
         sending.close()  # ours are the reading end of reports (it closes when the worker dies) ...
         nudged.close()  # ... and the writing end of nudges, which never blocks (see nudge())
         os.set_blocking(nudging.fileno(), False)
@@ -149,7 +154,7 @@ class MailWorkerProcess:
         self.starts += 1
         self.last_report = time.monotonic()
         self.nudge()  # mail may have waited while no worker ran
-        log.info("mail worker process %d started", self._process.pid)
+        log.info("mail worker process %d started", process.pid)
 
     def nudge(self) -> None:
         """Tell the worker mail is waiting (cheap; called for every stored mail). A nudge is one atomic pipe
