@@ -12,6 +12,7 @@ from datetime import datetime
 
 from pbem.computer_player import ComputerPlayer
 from pbem.config import Config
+from pbem.heap import freeze_startup_heap
 from pbem.mail.delivery import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
 from pbem.scheduler import Alarm
@@ -107,6 +108,7 @@ class Server:
                        asyncio.create_task(self._computer_loop(), name="pbem-computer")]
         self.alarm.start()
         self.alarm.wake_at(self.services.now())  # deadlines that passed while we were down, once
+        freeze_startup_heap()
         log.info("pbem listening on %s:%d for %s", self.config.smtp.host, self.port,
                  self.addresses.public)
 
