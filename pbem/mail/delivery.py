@@ -124,6 +124,7 @@ class Deliverer:
             return 0
         with self.journal.folding() as marks:
             if marks:
+                # On disk (synced after the writers' lock is let go) before the journal is emptied.
                 with self.db.transaction() as session:
                     session.connection().execute(_FOLD, [{"outbox_id": number, "sent": when} for number, when in marks])
             return len(marks)
@@ -131,6 +132,10 @@ class Deliverer:
     def _deliver_round(self) -> int:
         sent = 0
         items = self._claim_due()
+        if items:
+            # The worker commits without waiting for the disk (Database.transaction): what these mails
+            # report must be on disk before they leave, or a power cut could take back a move already told.
+            self.db.sync_to_disk()
         for index, item in enumerate(items):
             try:
                 self._send(item)
