@@ -19,6 +19,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["Clock", "ClockError", "TimeControl", "reminder_points"]
@@ -41,6 +42,7 @@ class TimeControl:
     double_after_days: float | None = None
 
     @classmethod
+    @lru_cache(maxsize=256)  # a value of a few distinct texts, read several times for every move
     def parse(cls, text: str, default_days: float) -> TimeControl:
         """``days N``, ``time M/D`` or ``time M/D double T``; empty text means the default days per move."""
         words = text.lower().split()

@@ -10,6 +10,8 @@ import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy import bindparam
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, func, select
 
 from pbem.app.clocks import clock_lines
@@ -18,7 +20,7 @@ from pbem.app.game_directory import game_directory
 from pbem.app.game_files import final_attachments
 from pbem.app.game_mail import subject_of, thread_root
 from pbem.app.game_pictures import html_source
-from pbem.app.game_state import handles, player_id, records, state_of
+from pbem.app.game_state import handles, records, state_of
 from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.settings import white_bottom_for
@@ -105,6 +107,12 @@ _INBOX_WAITING = select(InboxItem.id).where(InboxItem.status == InboxStatus.NEW)
 _INBOX_NEW = select(InboxItem).where(InboxItem.status == InboxStatus.NEW).order_by(col(InboxItem.id))
 
 
+#: A game's address names the game and the seat: the game, locked, with both players' accounts.
+_WHITE, _BLACK = aliased(Account), aliased(Account)
+_SEAT_GAME = (select(Game, _WHITE, _BLACK).join(_WHITE, col(Game.white_id) == _WHITE.id)
+              .join(_BLACK, col(Game.black_id) == _BLACK.id).where(col(Game.id) == bindparam("game_id")))
+
+
 class Worker:
     """Applies stored inbox rows, oldest first, each in exactly one transaction."""
 
@@ -112,6 +120,7 @@ class Worker:
         self.db = db
         self.services = services
         self.notices = NoticeWriter(db, services)
+        self._seat_game = db.locked(_SEAT_GAME, of=Game)
 
     def process_next(self, batch: int = 1) -> bool:
         """Write one deadline notice the sweep left, then process up to ``batch`` waiting mails, oldest
@@ -272,18 +281,32 @@ class Worker:
                 select(Account).where(Account.email == ctx.challenge.opponent_email)).first()
             ctx.reply_from = services.addresses.invitation(address.challenge_id or 0)
             return None
+        if address.kind == AddressKind.SEAT and self._identify_seat(ctx):
+            return None
         ctx.account = session.get(Account, address.account_id)
         if ctx.account is None:
             return "this address belongs to no account any more"
         ctx.reply_from = services.addresses.personal(ctx.account.id or 0)
         if address.kind == AddressKind.SEAT:
-            game = session.exec(self.db.locked(select(Game).where(Game.id == address.game_id))).first()
-            seat = address.seat
-            if game is None or seat is None or player_id(game, seat) != ctx.account.id:
-                return "this game address is not valid"
-            ctx.game, ctx.seat = game, seat
-            ctx.reply_from = services.addresses.seat(game.id or 0, seat, ctx.account.id or 0)
+            return "this game address is not valid"
         return None
+
+    def _identify_seat(self, ctx: Context) -> bool:
+        """A game's address: the game (locked) and both its players in one round trip; False when the address
+        is not the seat of its account in that game (``_identify`` then says why)."""
+        address = ctx.address
+        row = ctx.session.exec(self._seat_game, params={"game_id": address.game_id}).first()
+        if row is None or address.seat is None:
+            return False
+        game, white, black = row
+        account = white if address.seat is Seat.WHITE else black
+        if account.id != address.account_id:  # the join made it the seat's player: is it the address's?
+            return False
+        for player in (white, black):
+            ctx.accounts[player.id] = player  # the opponent's clock and mail need theirs: no second look
+        ctx.account, ctx.game, ctx.seat = account, game, address.seat
+        ctx.reply_from = self.services.addresses.seat(game.id or 0, address.seat, account.id or 0)
+        return True
 
     def _disabled(self, ctx: Context) -> str | None:
         """The refusal for a mail from or for an account the operator disabled: nothing in it is done."""

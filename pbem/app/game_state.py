@@ -51,6 +51,8 @@ def _engine(key: str, options_json: str) -> Variant[Any, Any]:
 
 
 def engine_for(game: Game) -> Variant[Any, Any]:
+    if not game.options:  # most games, and a dozen calls a move: no options to split and sort
+        return _engine(game.variant, "{}")
     rules, _ = split_options(game.options)
     return _engine(game.variant, json.dumps(rules, sort_keys=True))
 

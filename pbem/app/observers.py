@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import select
+from sqlalchemy import bindparam
+from sqlmodel import col, select
 
 from pbem.app.clocks import clock_lines
 from pbem.app.context import Context
@@ -50,9 +51,14 @@ def observer_state(ctx: Context, game: Game) -> Any:
     return engine.load(row.state_after)
 
 
+_OBSERVERS = select(col(Observation.account_id)).where(col(Observation.game_id) == bindparam("game_id"))
+
+
 def notify_observers(ctx: Context, game: Game) -> None:
     """Mail every observer the public position (delayed as the game says) and the last move they may see."""
-    observers = list(ctx.session.exec(select(Observation).where(Observation.game_id == game.id)))
+    # A Core read on the session's connection: an ORM query would first flush the move just stored,
+    # a second pass of the unit of work for a question that nearly always finds no one.
+    observers = [row.account_id for row in ctx.session.connection().execute(_OBSERVERS, {"game_id": game.id})]
     delay = game_option(game.options, "observer-delay") if game.status == GameStatus.ACTIVE else 0
     visible_ply = max(0, game.ply - delay)
     said = notes_for_observers(ctx, game, visible_ply)  # with or without observers: a later one gets only newer
@@ -70,8 +76,8 @@ def notify_observers(ctx: Context, game: Game) -> None:
     played = f"{names[Seat(row.seat)]} played {last}" if row else "no move yet"
     headline = _headline(game, names, played, delay, engine_for(game).to_act(state))
     final = final_text(ctx, game, state, Audience.PUBLIC) if game.status != GameStatus.ACTIVE else ""
-    for observation in observers:
-        account = ctx.account_by_id(observation.account_id)
+    for account_id in observers:
+        account = ctx.account_by_id(account_id)
         if account is None or account.id is None:
             continue
         if game.status == GameStatus.ACTIVE and setting(account, "notify-observed") == "end":

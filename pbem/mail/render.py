@@ -25,6 +25,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # shipped in the package: no stat of the file at every mail
     )
 
 
@@ -41,6 +42,7 @@ def _html_environment() -> jinja2.Environment:
         autoescape=True,  # HTML parts carry players' handles and notes: everything is escaped
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # shipped in the package: no stat of the file at every mail
     )
 
 

@@ -41,7 +41,7 @@ from .layout import WIDTH, cell_box, font, layout_of, legend_entries, picture_si
 __all__ = [
     "BACKGROUND", "BLACK_HOLE", "DARK", "HIGHLIGHT", "HIGHLIGHT_FROM", "HIGHLIGHT_TO", "KING_SQUARE_COLOUR",
     "LEFT_COLOUR", "LIGHT", "PALETTE", "PENDING_COLOUR", "RETURNED_COLOUR", "STAR_COLOUR", "cell_box",
-    "legend_entries", "picture_size", "render_image", "render_png",
+    "draw_png", "legend_entries", "picture_size", "render_image", "render_png",
 ]
 
 _SUPERSAMPLE = 4
@@ -163,13 +163,15 @@ def render_image(view: BoardView, scale: int = 1, width: int = WIDTH) -> Image.I
     return canvas
 
 
-@lru_cache(maxsize=64)
-def render_png(view: BoardView, scale: int = 1) -> bytes:
-    """The picture of a view as palette PNG bytes (``scale=2``: the crisp double-size version).
-
-    Views are immutable values: the same position seen the same way (both players of an unturned
-    board, the public and an observer) is drawn once.
-    """
+def draw_png(view: BoardView, scale: int = 1) -> bytes:
+    """The picture of a view as palette PNG bytes (``scale=2``: the crisp double-size version), drawn now."""
     out = io.BytesIO()
     render_image(view, scale).save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
+
+
+@lru_cache(maxsize=64)
+def render_png(view: BoardView, scale: int = 1) -> bytes:
+    """:func:`draw_png`, remembered: views are immutable values, so the same position seen the same way
+    (both players of an unturned board, the public and an observer) is drawn once."""
+    return draw_png(view, scale)

@@ -25,6 +25,7 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # shipped in the package: no stat of the file at every page
     )
     environment.filters["stamp"] = _stamp
     return environment
