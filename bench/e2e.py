@@ -307,11 +307,28 @@ class ServerProcess:
             self.proc.kill()
             self.proc.wait(5)
 
+    def log_size(self) -> int:
+        with contextlib.suppress(OSError):
+            return self.stderr_path.stat().st_size
+        return 0
+
+    def worker_times(self, since: int) -> list[float]:
+        """The milliseconds the worker spent on each mail it logged after byte ``since`` of the log (its
+        "processed in" lines: from the mail's parse to its last reply queued, the commit not included)."""
+        with contextlib.suppress(OSError), self.stderr_path.open("rb") as log:
+            log.seek(since)
+            return [float(found.group(1)) for line in log.read().decode(errors="replace").splitlines()
+                    if (found := _PROCESSED.search(line))]
+        return []
+
     def error_lines(self) -> list[str]:
         with contextlib.suppress(OSError):
             text = self.stderr_path.read_text(errors="replace")
             return [line for line in text.splitlines() if " ERROR " in line or line.startswith("Traceback")]
         return []
+
+
+_PROCESSED = re.compile(r" processed in ([0-9.]+) ms")
 
 
 def clean_environment() -> dict[str, str]:
@@ -733,11 +750,11 @@ def process_tree(pid: int) -> list[int]:
     return tree
 
 
-def process_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process and the processes below it, living ones (Linux /proc; 0
-    elsewhere)."""
+def process_cpu_seconds(pid: int, below: bool = True) -> float:
+    """User + system CPU seconds of a process and (``below``) the processes below it, living ones (Linux
+    /proc; 0 elsewhere)."""
     total = 0
-    for member in process_tree(pid):
+    for member in process_tree(pid) if below else [pid]:
         if fields := _stat(member):
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
@@ -748,10 +765,36 @@ def cpu_use(server_pid: int) -> Iterator[dict[str, float]]:
     """Fills the yielded dict with the server's and the bench's CPU use, in % of one core, over the block."""
     figures: dict[str, float] = {}
     wall, server, own = time.monotonic(), process_cpu_seconds(server_pid), time.process_time()
+    alone = process_cpu_seconds(server_pid, below=False)
     yield figures
     wall = max(time.monotonic() - wall, 1e-9)
     figures["server_cpu_pct"] = 100 * (process_cpu_seconds(server_pid) - server) / wall
+    # The server's own process; the rest of server_cpu_pct is its mail worker process (worker_process = true).
+    figures["server_process_cpu_pct"] = 100 * (process_cpu_seconds(server_pid, below=False) - alone) / wall
     figures["bench_cpu_pct"] = 100 * (time.process_time() - own) / wall
+
+
+def worker_share(times_ms: list[float], seconds: float) -> dict[str, float]:
+    """How long the worker took per mail (median) and the share of the phase it spent on mails: near 100%,
+    the one worker is what bounds the phase; well below, the mails wait elsewhere."""
+    if not times_ms:
+        return {}
+    times_ms = sorted(times_ms)
+    return {"worker_mails": len(times_ms), "worker_ms_p50": times_ms[len(times_ms) // 2],
+            "worker_busy_pct": 100 * sum(times_ms) / 1000 / max(seconds, 1e-9)}
+
+
+def worker_line(phase: dict[str, Any]) -> str:
+    if "worker_mails" not in phase:
+        return ""
+    return (f"\n  worker at maximum               {phase['worker_ms_p50']:7.1f} ms a mail (median of "
+            f"{phase['worker_mails']}), busy {phase['worker_busy_pct']:.0f}% of the phase")
+
+
+def split(cpu: dict[str, float]) -> str:
+    """How pbem's CPU divides between its processes, when it has a worker process."""
+    worker = cpu["server_cpu_pct"] - cpu["server_process_cpu_pct"]
+    return f" (server process {cpu['server_process_cpu_pct']:.0f}%, worker {worker:.0f}%)" if worker >= 1 else ""
 
 
 @contextlib.contextmanager
@@ -765,8 +808,9 @@ def py_spy(pid: int, output: Path | None, gil: bool) -> Iterator[None]:
     # GIL: only the thread holding it, which is where pbem's single core goes.
     # Non-blocking either way, so the sampling does not slow pbem down.
     mode = ["--gil"] if gil else ["--idle"]
-    argv = [executable, "record", "--pid", str(pid), "--rate", "200", *mode, "--threads", "--nonblocking",
-            "--format", "raw", "-o", str(output)]
+    # --subprocesses: the worker process too, when [server] worker_process is on.
+    argv = [executable, "record", "--pid", str(pid), "--rate", "200", *mode, "--threads", "--subprocesses",
+            "--nonblocking", "--format", "raw", "-o", str(output)]
     try:
         with output.with_suffix(".log").open("wb") as log:
             recorder = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
@@ -827,12 +871,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"= {floor['rate']:.0f} moves/s; latency p50 {floor['p50_ms']:.1f} ms, p99 {floor['p99_ms']:.1f} ms; "
             f"CPU: server {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}% of a core")
 
+        logged = pbem.log_size()
         with py_spy(pbem.proc.pid, args.profile, args.profile_gil), cpu_use(pbem.proc.pid) as cpu:
             maximum = pbem_phase(phase1, args.moves_per_game, args.seconds, rate=None)
         maximum.update(cpu)
+        maximum.update(worker_share(pbem.worker_times(logged), maximum["seconds"]))
         say(f"pbem at maximum: {maximum['moves']} moves in {maximum['seconds']:.2f} s = {maximum['rate']:.1f} "
             f"moves/s; latency p50 {maximum['p50_ms']:.0f} ms, p99 {maximum['p99_ms']:.0f} ms; "
-            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}% of a core")
+            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%{split(cpu)}, bench {cpu['bench_cpu_pct']:.0f}% of a core")
         with cpu_use(pbem.proc.pid) as cpu:
             half = pbem_phase(phase2, args.moves_per_game, args.seconds * 2, rate=maximum["rate"] / 2)
         half.update(cpu)
@@ -914,7 +960,7 @@ Python {params['python']}, database {params['database']}; \
   bare aiosmtpd (null handler)   {result['bare_messages_per_s']:9.1f} messages/s   (CPU: server \
 {result['bare']['server_cpu_pct']:.0f}%, bench {result['bare']['bench_cpu_pct']:.0f}% of a core)
   pbem serve                      {result['pbem_moves_per_s']:9.1f} moves/s   ({maximum['moves']} moves, \
-{maximum['seconds']:.1f} s; CPU: pbem {maximum['server_cpu_pct']:.0f}%, bench \
+{maximum['seconds']:.1f} s; CPU: pbem {maximum['server_cpu_pct']:.0f}%{split(maximum)}, bench \
 {maximum['bench_cpu_pct']:.0f}% of a core)
   floor server (1 in, 2 out)      {result['floor_moves_per_s']:9.1f} moves/s   (ratio to bare \
 {result['floor_ratio']:.3f}: about the most any server reaches here)
@@ -924,7 +970,8 @@ of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms)
   ratio pbem / bare               {result['ratio']:9.3f}
   ratio pbem / floor server       {result['pbem_share_of_floor']:9.3f}      target >= \
 {targets['share_of_floor_min']}  {verdict(targets['share_of_floor_ok'])}
-  latency at maximum              p50 {maximum['p50_ms']:7.1f} ms   p99 {maximum['p99_ms']:7.1f} ms
+  latency at maximum              p50 {maximum['p50_ms']:7.1f} ms   p99 {maximum['p99_ms']:7.1f} ms\
+{worker_line(maximum)}
   latency at half load            p50 {half['p50_ms']:7.1f} ms   p99 {half['p99_ms']:7.1f} ms   \
 ({half['offered_rate']:.1f} moves/s offered, {half['rate']:.1f} achieved)   target p99 < \
 {targets['half_load_p99_ms_max']:.0f} ms  {verdict(targets['p99_ok'])}
@@ -953,7 +1000,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help="seed of the random move choice [1]")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--profile", type=Path,
-                        help="record pbem with py-spy (raw, wall clock, all threads) during the maximum phase")
+                        help="record pbem with py-spy (raw, wall clock, all threads and processes) at maximum load")
     parser.add_argument("--profile-gil", action="store_true",
                         help="with --profile: sample only the thread holding the GIL (where the CPU goes)")
     parser.add_argument("--postgresql", action="store_true",

@@ -22,10 +22,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
+from pbem.heap import freeze_startup_heap  # noqa: E402
 from pbem.mail.compose import Outgoing, compose  # noqa: E402
 from pbem.mail.inbound.parse import parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
-from pbem.pictures.render import render_png  # noqa: E402
+from pbem.pictures.render import draw_png  # noqa: E402
 from pbem.variants import get_variant  # noqa: E402
 from tests.helpers.pipeline import Pipeline  # noqa: E402
 
@@ -172,7 +173,7 @@ def stages(samples: Samples, domain: str) -> dict[str, float]:
         boards.append(engine.view(transition.state, engine.to_act(transition.state), transition.highlights).board)
 
     def picture(board: Any) -> None:
-        render_png.__wrapped__(board)  # past its cache: each position is drawn once in the worker
+        draw_png(board)  # past its cache: each position is drawn once in the worker
 
     def composing(mail: Outgoing) -> None:
         compose(mail, f"pbem@{domain}", "pbem", domain).as_bytes(policy=SMTP_POLICY)
@@ -197,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="pbem-move-cost-") as workdir:
         pbem = Pbem(Path(workdir))
         games = [start_game(pbem, number) for number in range(1, args.games + 1)]
+        freeze_startup_heap()  # as pbem serve and its worker process do once started
         samples = Samples()
         play(pbem, games, args.moves, random.Random(args.seed), samples)
         pbem.close()

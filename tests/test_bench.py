@@ -39,6 +39,9 @@ def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
     assert result["mails_relayed"] >= 4 * 6  # set-up mails, then two per move in each phase
     assert result["pbem_errors_logged"] == 0
     assert result["ratio"] == result["pbem_moves_per_s"] / result["bare_messages_per_s"]
+    # The worker's own log says how long each mail of the maximum phase took it.
+    assert result["maximum"]["worker_mails"] == 6 and result["maximum"]["worker_ms_p50"] > 0
+    assert 0 < result["maximum"]["worker_busy_pct"] <= 100
 
 
 def test_pictures_bench_times_every_variant(tmp_path: Path) -> None:
