@@ -329,6 +329,47 @@ class ServerProcess:
 
 
 _PROCESSED = re.compile(r" processed in ([0-9.]+) ms")
+_LOGGED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO pbem\.\S+: "
+                     r"(?:received (<[^>\s]*>) from|inbox \d+ (<[^>\s]*>) processed in ([0-9.]+) ms)")
+#: time.time() - time.monotonic(): the log's clock against the bench's.
+WALL_OFFSET = time.time() - time.monotonic()
+
+
+def latency_stages(log_path: Path, since: int, games: list[Game]) -> dict[str, float]:
+    """Where a move's time went, median milliseconds per stage, from the bench's own clock and pbem's
+    log (its "received" line, stamped once the mail is committed, and the worker's "processed in" line,
+    stamped when its replies are queued, before the commit): the SMTP submission, the wait in the inbox,
+    the worker's work, and the way out (the worker's commit, the deliverer's round, the relay)."""
+    received: dict[str, float] = {}
+    processed: dict[str, tuple[float, float]] = {}
+    with contextlib.suppress(OSError), log_path.open("rb") as log:
+        log.seek(since)
+        for line in log.read().decode(errors="replace").splitlines():
+            if not (found := _LOGGED.match(line)):
+                continue
+            stamp = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp() - WALL_OFFSET
+            if found.group(2):
+                received[found.group(2)] = stamp
+            else:
+                processed[found.group(3)] = (stamp, float(found.group(4)) / 1000)
+    stages: dict[str, list[float]] = defaultdict(list)
+    for game in games:
+        for message_id, began, sent, arrived in game.traces:
+            if message_id not in received or message_id not in processed:
+                continue
+            done, took = processed[message_id]
+            stages["submit"].append(sent - began)
+            stages["inbox"].append(max(done - took - received[message_id], 0.0))
+            stages["worker"].append(took)
+            stages["out"].append(arrived - done)
+    return {f"{name}_ms": 1000 * sorted(values)[len(values) // 2] for name, values in stages.items()}
+
+
+def stages_line(phase: dict[str, Any]) -> str:
+    if "inbox_ms" not in phase:
+        return ""
+    return (f"\n  a move's time at maximum        submit {phase['submit_ms']:.1f} ms, in the inbox "
+            f"{phase['inbox_ms']:.1f} ms, worker {phase['worker_ms']:.1f} ms, out {phase['out_ms']:.1f} ms (medians)")
 
 
 def clean_environment() -> dict[str, str]:
@@ -507,6 +548,9 @@ class Game:
     number: int = 0  # pbem's game number
     last: dict[str, Mail] = field(default_factory=dict)  # the latest game mail of each player
     latencies: list[float] = field(default_factory=list)
+    #: Per move: its Message-ID, when its SMTP submission began, when the 250 came, when the opponent's
+    #: mail reached the sink (time.monotonic()); the log says what happened in between (latency_stages).
+    traces: list[tuple[str, float, float, float]] = field(default_factory=list)
     moves: int = 0
     over: bool = False
 
@@ -567,6 +611,7 @@ def play_one(game: Game) -> bool:
     mover, opponent = (game.white, game.black) if seat == "white" else (game.black, game.white)
     move_number = game.engine.move_number(game.state)
     what = f"{game.name()}, move {move_number} ({seat} {text})"
+    began = time.monotonic()
     message_id, sent = mover.reply(game.client, game.last[mover.handle], text, what)
     answer = mover.next_mail(answering(message_id), f"{what}: reply to {mover.handle}")
     if "Played" not in answer.body or "Not played" in answer.body:
@@ -575,6 +620,7 @@ def play_one(game: Game) -> bool:
     notice = opponent.next_mail(lambda m: f"{mover.handle} played {label} " in m.body,
                                 f"{what}: notification to {opponent.handle}")
     game.latencies.append(notice.arrived - sent)
+    game.traces.append((message_id, began, sent, notice.arrived))
     game.last[mover.handle], game.last[opponent.handle] = answer, notice
     game.state = game.engine.apply(game.state, action).state
     game.moves += 1
@@ -686,6 +732,7 @@ def pbem_phase(games: list[Game], moves_per_game: int, seconds: float, rate: flo
 
     for game in games:
         game.latencies.clear()
+        game.traces.clear()
         game.moves = 0
     run_parallel([lambda g=game: game_task(g) for game in games])
     elapsed = max(finished, default=time.monotonic()) - start
@@ -876,6 +923,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             maximum = pbem_phase(phase1, args.moves_per_game, args.seconds, rate=None)
         maximum.update(cpu)
         maximum.update(worker_share(pbem.worker_times(logged), maximum["seconds"]))
+        maximum.update(latency_stages(pbem.stderr_path, logged, phase1))
         say(f"pbem at maximum: {maximum['moves']} moves in {maximum['seconds']:.2f} s = {maximum['rate']:.1f} "
             f"moves/s; latency p50 {maximum['p50_ms']:.0f} ms, p99 {maximum['p99_ms']:.0f} ms; "
             f"CPU: pbem {cpu['server_cpu_pct']:.0f}%{split(cpu)}, bench {cpu['bench_cpu_pct']:.0f}% of a core")
@@ -971,7 +1019,7 @@ of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms)
   ratio pbem / floor server       {result['pbem_share_of_floor']:9.3f}      target >= \
 {targets['share_of_floor_min']}  {verdict(targets['share_of_floor_ok'])}
   latency at maximum              p50 {maximum['p50_ms']:7.1f} ms   p99 {maximum['p99_ms']:7.1f} ms\
-{worker_line(maximum)}
+{worker_line(maximum)}{stages_line(maximum)}
   latency at half load            p50 {half['p50_ms']:7.1f} ms   p99 {half['p99_ms']:7.1f} ms   \
 ({half['offered_rate']:.1f} moves/s offered, {half['rate']:.1f} achieved)   target p99 < \
 {targets['half_load_p99_ms_max']:.0f} ms  {verdict(targets['p99_ok'])}
