@@ -172,3 +172,38 @@ def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path
     while db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle):
         pass
     assert handled == [f"queued-{number}" for number in range(5)]
+
+
+def test_a_round_cut_short_goes_on_without_polling_and_an_empty_queue_is_polled_again(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
+    db.create_all()
+    with db.transaction() as session:
+        for number in range(3):
+            session.add(Setting(key=f"queued-{number}", value="new"))
+    queued = select(Setting).where(col(Setting.key).startswith("queued-"), Setting.value == "new")
+    waiting, batch = queued.limit(1), queued.order_by(col(Setting.key)).limit(10)
+    polls: list[bool] = []
+    poll = db.waiting
+
+    def counted(statement: object) -> bool:
+        polls.append(found := poll(statement))
+        return found
+
+    db.waiting = counted  # type: ignore[method-assign]
+    handled: list[str] = []
+    waiter = threading.Thread(target=lambda: db.write(update_setting()))
+
+    def handle(_session: Session, row: Setting) -> None:
+        row.value = "done"
+        handled.append(row.key)
+        if len(handled) == 1:
+            waiter.start()
+            assert wait_until(db.writers_waiting)
+
+    assert db.work_through(waiting, batch, handle)  # polled, then cut short after the first row
+    waiter.join(10)
+    assert handled == ["queued-0"] and polls == [True]
+    assert db.work_through(waiting, batch, handle)  # the rest, without a poll: the round knew they waited
+    assert handled == ["queued-0", "queued-1", "queued-2"] and polls == [True]
+    assert not db.work_through(waiting, batch, handle)  # a round that finished polls again
+    assert polls == [True, False]
