@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
+from sqlalchemy import event
+from sqlmodel import col, select
 
+from pbem.store.event_models import Rating
 from pbem.store.models import Game
+from pbem.sweep import Sweeper
 from tests.helpers.clock import T0, FakeTime, make_pipe
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
-from tests.helpers.players import ALICE, BOB, begin_game
+from tests.helpers.players import ALICE, BOB, begin_game, only_mail, register
 
 
 @pytest.fixture
@@ -140,3 +144,44 @@ def test_iccf_time_control_in_a_game(pipe: Pipeline, time: FakeTime) -> None:
     pipe.send(ALICE, seat_a, "e4")
     body = next(body_of(m) for r, m in pipe.drain_outbox() if r == ALICE)
     assert "10 moves in 30 days" in body and "time left 6d 0h" in body
+
+
+def test_a_sweep_reads_its_batch_of_games_and_players_at_once_and_rates_each_game_once(
+        tmp_path: Path, time: FakeTime, database_url: str | None) -> None:
+    # Three games lost on time in one sweep: the games and their players are read in one statement each for
+    # the batch (not three a game: on PostgreSQL each is a round trip), the ratings in one a game.
+    pipe = Pipeline(tmp_path, database_url, now=time, PBEM_GAMES_ABORT_WITHOUT_FIRST_MOVE="false")
+    try:
+        for white, black in (("w1", "b1"), ("w2", "b2"), ("w3", "b3")):
+            personal = register(pipe, f"{white}@players.example", white)
+            black_personal = register(pipe, f"{black}@players.example", black)
+            pipe.send(f"{white}@players.example", personal, f"challenge {black} hyperspace white days 2")
+            challenge = only_mail(pipe, f"{black}@players.example")
+            accept = re.search(r"accept (\d+)", body_of(challenge))
+            assert accept
+            pipe.send(f"{black}@players.example", black_personal, accept.group(0))
+            pipe.drain_outbox()
+        statements: list[str] = []  # what the sweep asks the database
+
+        def seen(_conn: object, _cursor: object, statement: str, *_rest: object, into: list[str] = statements) -> None:
+            into.append(" ".join(statement.split()))
+
+        event.listen(pipe.db.engine, "before_cursor_execute", seen)
+        try:
+            time.at(2.0)
+            assert Sweeper(pipe.db, pipe.services).sweep() == 3  # the sweep alone, not the worker after it
+        finally:
+            event.remove(pipe.db.engine, "before_cursor_execute", seen)
+        assert sum(s.startswith("SELECT game.id, game.variant") for s in statements) == 1
+        assert sum(s.startswith("SELECT account.") and "WHERE account.id" in s for s in statements) == 1
+        assert sum(s.startswith("SELECT rating.") for s in statements) == 3
+        with pipe.db.read() as session:
+            finished = session.exec(select(Game)).all()
+            assert [(g.status, g.result) for g in finished] == [("finished", "0-1")] * 3
+            ratings = {(r.account_id, r.games) for r in session.exec(select(Rating)).all()}
+            assert len(ratings) == 6 and all(games == 1 for _, games in ratings)
+            winners = session.exec(select(Rating).where(col(Rating.account_id).in_(
+                [g.black_id for g in finished]))).all()
+            assert all(r.rating > 1500 for r in winners)
+    finally:
+        pipe.close()
