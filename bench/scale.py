@@ -8,6 +8,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import signal
 import statistics
@@ -29,8 +30,10 @@ sys.path.insert(0, str(REPO / "bench"))
 import e2e  # noqa: E402
 from move_cost import Pbem, body_of, only  # noqa: E402
 from seed import ActiveGame, Seeded, seed  # noqa: E402
+from sqlmodel import col, select  # noqa: E402
 
 from pbem.engine.base import Seat  # noqa: E402
+from pbem.store.models import Account, Game  # noqa: E402
 from pbem.store.retention import purge_old_mail  # noqa: E402
 from pbem.sweep import Sweeper  # noqa: E402
 from pbem.variants import all_variants, get_variant  # noqa: E402
@@ -59,6 +62,36 @@ def choose(engine: Any, state: Any, rng: random.Random) -> str | None:
     moves = sorted(engine.describe(state, action) for action in engine.legal_actions(state))
     board_moves = [text for text in moves if "@" not in text]
     return rng.choice(board_moves) if board_moves else None
+
+
+def yardstick_games(pbem: Pbem, count: int) -> list[ActiveGame]:
+    """``count`` new games, the variants in turn, between new players, started by mail as players start them
+    (register, challenge, accept): the same games at every size, so that the worker's CPU per move compares
+    the databases and not the positions the seeder happened to give the games it picked."""
+    variants = sorted(variant.key for variant in all_variants())
+    games = []
+    for number in range(count):
+        handles = (f"yard{number}w", f"yard{number}b")
+        emails = [f"{handle}@{e2e.PLAYER_DOMAIN}" for handle in handles]
+        personal = []
+        for handle, email in zip(handles, emails, strict=True):
+            pbem.deliver(pbem.mail(email, pbem.addresses.public, f"register {handle}"), email, pbem.addresses.public)
+            personal.append(str(only(pbem.drain_outbox(), email, "welcome")["Reply-To"]))
+        variant = variants[number % len(variants)]
+        pbem.deliver(pbem.mail(emails[0], personal[0], f"challenge {handles[1]} {variant} white days 7"),
+                     emails[0], personal[0])
+        accept = re.search(r"accept \d+", body_of(only(pbem.drain_outbox(), emails[1], "challenge")))
+        if accept is None:
+            raise e2e.BenchError(f"{handles[1]} got no challenge to accept")
+        pbem.deliver(pbem.mail(emails[1], personal[1], accept.group(0)), emails[1], personal[1])
+        pbem.drain_outbox()
+        with pbem.db.read() as session:
+            game = session.exec(select(Game).join(Account, col(Game.white_id) == Account.id)
+                                .where(Account.handle == handles[0])).one()
+            assert game.id is not None
+            games.append(ActiveGame(id=game.id, variant=variant, white=handles[0], black=handles[1],
+                                    white_id=game.white_id, black_id=game.black_id, state=game.state))
+    return games
 
 
 def worker_cpu(pbem: Pbem, games: list[ActiveGame], moves: int, warmup: int, rng: random.Random) -> dict[str, Any]:
@@ -315,7 +348,7 @@ def measure(kind: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
                     f"idle sweep "
                     f"{swept['sweep_idle_s'] * 1000:.1f} ms, next_event {swept['next_event_ms']:.1f} ms, "
                     f"purge {swept['purge_s']:.3f} s")
-                worker_games = pick(seeded, args.worker_games, set())
+                worker_games = yardstick_games(pbem, args.worker_games)
                 worked = worker_cpu(pbem, worker_games, args.worker_moves, args.warmup, random.Random(args.seed))
                 say(f"{kind} {size}: worker {worked['cpu_ms']:.2f} ms CPU per move (median of {worked['moves']})")
                 smtp_games = pick(seeded, args.latency_games, {game.id for game in worker_games}, mailed=True)
@@ -424,8 +457,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="pbem serve with [server] worker_process = true (its mail worker in a process of its own)")
     parser.add_argument("--due", type=int, default=100, help="deadlines due at the sweep (at most half the "
                         "active games) [100]")
-    parser.add_argument("--worker-games", type=int, default=40, help="games the worker plays in [40]")
-    parser.add_argument("--worker-moves", type=int, default=2, help="moves per game for the worker [2]")
+    parser.add_argument("--worker-games", type=int, default=40,
+                        help="new games the worker plays in, started by mail at every size [40]")
+    parser.add_argument("--worker-moves", type=int, default=4, help="moves per game for the worker [4]")
     parser.add_argument("--warmup", type=int, default=5, help="first worker moves not counted [5]")
     parser.add_argument("--latency-games", type=int, default=20, help="games played over SMTP at once [20]")
     parser.add_argument("--latency-moves", type=int, default=10, help="moves per game over SMTP [10]")

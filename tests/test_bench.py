@@ -91,7 +91,8 @@ SCALE_FIGURES = ("worker_cpu_ms", "worker_cpu_p90_ms", "worker_wall_ms", "p50_ms
 def test_scale_bench_reports_every_figure(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
     done = run_bench("scale.py", "--sizes", "200", "--database", "sqlite", "--due", "4", "--worker-games", "5",
-                     "--warmup", "2", "--latency-games", "3", "--latency-moves", "2", "--json", str(out), timeout=300)
+                     "--worker-moves", "2", "--warmup", "2", "--latency-games", "3", "--latency-moves", "2",
+                     "--json", str(out), timeout=300)
     assert done.returncode == 0, done.stderr
     figures = json.loads(out.read_text())["results"]["sqlite"]["200"]
     assert figures["seed"]["games"] == 200 and figures["seed"]["active"] == 40 and figures["seed"]["due"] == 4
