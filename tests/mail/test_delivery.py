@@ -138,3 +138,47 @@ def test_a_relay_that_is_down_gets_retried_with_backoff_and_everything_arrives(t
 def outbox(pipe: Pipeline) -> list[OutboxItem]:
     with pipe.db.transaction() as session:
         return list(session.exec(select(OutboxItem).order_by(OutboxItem.id)))
+
+
+class SlowRelay:
+    """A relay that answers DATA after a pause, noting which connection carried each mail and when."""
+
+    def __init__(self, pause: float) -> None:
+        self.pause = pause
+        self.carried: list[tuple[int, str, str]] = []  # (connection, recipient, message-id)
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        import asyncio
+        import email as email_module
+
+        await asyncio.sleep(self.pause)
+        message = email_module.message_from_bytes(envelope.original_content)  # type: ignore[attr-defined]
+        for recipient in envelope.rcpt_tos:  # type: ignore[attr-defined]
+            self.carried.append((id(session), recipient, str(message["Message-ID"])))
+        return "250 OK"
+
+
+def test_a_round_sends_over_several_connections_and_keeps_each_recipients_order(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path)
+    port = free_port()
+    relay_handler = SlowRelay(pause=0.05)
+    relay = Controller(relay_handler, hostname="127.0.0.1", port=port)
+    relay.start()
+    try:
+        players = [f"p{number}@players.example" for number in range(8)]
+        for player in players:
+            pipe.send(player, pipe.addresses.public, f"register {player.split('@')[0]}")
+            pipe.send(player, pipe.addresses.public, "help")  # a second mail to each: its order must hold
+        queued = {row.id: (row.recipient, row.message_id) for row in outbox(pipe)}
+        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
+        assert deliverer.deliver_due() == 16
+        deliverer.close()
+        assert {row.status for row in outbox(pipe)} == {"sent"}
+        assert len({connection for connection, *_ in relay_handler.carried}) > 1  # lanes in parallel
+        for player in players:  # each recipient's mails arrived in the order they were queued
+            arrived = [message_id for _, recipient, message_id in relay_handler.carried if recipient == player]
+            assert arrived == [message_id for _, (to, message_id) in sorted(queued.items()) if to == player]
+            assert len({connection for connection, recipient, *_ in relay_handler.carried if recipient == player}) == 1
+    finally:
+        relay.stop()
+        pipe.close()
