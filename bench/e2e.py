@@ -13,6 +13,7 @@ import base64
 import contextlib
 import email
 import json
+import multiprocessing
 import os
 import platform
 import queue
@@ -41,6 +42,7 @@ from email.policy import compat32
 from email.policy import default as default_policy
 from email.utils import format_datetime, make_msgid
 from functools import cached_property
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -147,18 +149,18 @@ class Mailbox:
 
 
 class SinkHandler:
-    """aiosmtpd handler that stamps and stores; no parsing here, so the relay's 250 comes at once."""
+    """The sink process's aiosmtpd handler: stamps each mail and passes it on to the bench; no parsing here,
+    so the relay's 250 comes at once."""
 
-    def __init__(self, mailbox: Mailbox) -> None:
-        self.mailbox = mailbox
+    def __init__(self, to_bench: Connection) -> None:
+        self.to_bench = to_bench
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        arrived = time.monotonic()
+        arrived = time.monotonic()  # CLOCK_MONOTONIC: the same clock in every process of the machine
         raw = envelope.original_content or envelope.content or b""
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
-        for recipient in envelope.rcpt_tos:
-            self.mailbox.deliver(recipient, raw, arrived)
+        self.to_bench.send((list(envelope.rcpt_tos), raw, arrived))
         return "250 2.0.0 OK"
 
 
@@ -175,27 +177,53 @@ def smtp_factory(handler: object, hostname: str) -> Callable[[], SMTP]:
 
 
 class Sink:
-    """The relay sink on 127.0.0.1, in a thread with its own event loop."""
+    """The relay sink on 127.0.0.1, in a process of its own, as a real relay is: its SMTP answers must not
+    wait for the bench's client threads (in the bench's process they waited on its interpreter lock, which
+    slowed the one connection pbem delivers over far more than the floor server's four). Each mail comes
+    back to the bench over a pipe, into its mailbox."""
 
     def __init__(self) -> None:
         self.mailbox = Mailbox()
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="sink", daemon=True)
-        self._thread.start()
-        create = self.loop.create_server(smtp_factory(SinkHandler(self.mailbox), "sink.localhost"),
-                                         host="127.0.0.1", port=0)
-        self._server = asyncio.run_coroutine_threadsafe(create, self.loop).result(timeout=10)
-        self.port: int = self._server.sockets[0].getsockname()[1]
+        context = multiprocessing.get_context("fork")  # made before the bench starts any thread
+        self._mails, sending = context.Pipe(duplex=False)
+        ready, announcing = context.Pipe(duplex=False)
+        self._process = context.Process(target=serve_sink, args=(sending, announcing), name="sink", daemon=True)
+        self._process.start()
+        sending.close()
+        announcing.close()
+        if not ready.poll(30):
+            raise BenchError("the relay sink did not start within 30 s")
+        self.port: int = ready.recv()
+        ready.close()
+        self._reader = threading.Thread(target=self._read, name="sink-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        with contextlib.suppress(EOFError, OSError):
+            while True:
+                recipients, raw, arrived = self._mails.recv()
+                for recipient in recipients:
+                    self.mailbox.deliver(recipient, raw, arrived)
 
     def close(self) -> None:
-        async def shut() -> None:
-            self._server.close()
-            await self._server.wait_closed()
+        self._process.terminate()
+        self._process.join(timeout=5)
+        self._reader.join(timeout=5)
+        self._mails.close()
 
-        with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(shut(), self.loop).result(timeout=5)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=5)
+
+def serve_sink(to_bench: Connection, announce: Connection) -> None:
+    """The sink process: an aiosmtpd server on a free port (announced once listening) until terminated."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(smtp_factory(SinkHandler(to_bench), "sink.localhost"),
+                                          host="127.0.0.1", port=0)
+        announce.send(server.sockets[0].getsockname()[1])
+        announce.close()
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
 
 
 def serve_until_stopped(handler: object, port: int) -> None:
