@@ -8,8 +8,6 @@ import mailbox
 import secrets
 import smtplib
 import socket
-import zlib
-from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,9 +30,6 @@ MAX_ATTEMPTS = 30
 _BACKOFF_BASE_SECONDS = 2.0
 _BACKOFF_MAX_SECONDS = 3600.0
 _LEASE = timedelta(minutes=5)
-#: Connections a round sends over at once. A relay answers each step of an SMTP transaction in turn, and
-#: one connection spent two thirds of its time waiting for those answers (bench/e2e.py under load).
-RELAY_CONNECTIONS = 4
 #: A journal's marks folded into the outbox; a row marked already (a fold repeated after a crash) stays as it is.
 _FOLD = (update(OutboxItem)
          .where(col(OutboxItem.id) == bindparam("outbox_id"), col(OutboxItem.status) == OutboxStatus.PENDING)
@@ -67,8 +62,7 @@ class Deliverer:
         self.maildir = Path(maildir)
         self.batch = batch
         self.instance = secrets.token_hex(8)  # names this process's leases
-        self._smtp: list[_RelayConnection | None] = [None] * RELAY_CONNECTIONS
-        self._pool: ThreadPoolExecutor | None = None  # the lanes' threads, when a round has several
+        self._smtp: _RelayConnection | None = None
         # SQLite in a file: sent marks go to a journal beside it first (see SentJournal); else to the outbox.
         self.journal = SentJournal(Path(f"{db.sqlite_file}.sent")) if db.sqlite_file is not None else None
 
@@ -136,66 +130,34 @@ class Deliverer:
             return len(marks)
 
     def _deliver_round(self) -> int:
+        sent = 0
         items = self._claim_due()
-        if not items:
-            return 0
-        # The worker commits without waiting for the disk (Database.transaction): what these mails
-        # report must be on disk before they leave, or a power cut could take back a move already told.
-        self.db.sync_to_disk()
-        sent = 0
-        if self.smtp_host and all(relay is None for relay in self._smtp):
-            # No connection open: the first mail finds out whether the relay is up before more are opened.
-            sent, down_until = self._send_lane(self._lane_of(items[0]), items[:1])
-            items = items[1:]
-            if down_until is not None:  # the relay is down: the rest of the round retries with that mail
-                self._reschedule([item.id for item in items], down_until)
-                return 0
-        lanes: dict[int, list[OutboxItem]] = {}
-        for item in items:  # one recipient's mails share a lane: they arrive in the order they were queued
-            lanes.setdefault(self._lane_of(item), []).append(item)
-        if len(lanes) <= 1:
-            return sent + sum(self._send_lane(lane, mails)[0] for lane, mails in lanes.items())
-        # Every lane finishes before the round folds its marks (an exception waits for the others too).
-        running = [self._lanes().submit(self._send_lane, lane, mails) for lane, mails in lanes.items()]
-        wait(running)
-        return sent + sum(future.result()[0] for future in running)
-
-    def _lane_of(self, item: OutboxItem) -> int:
-        if not self.smtp_host:
-            return 0  # the Maildir: one writer
-        return zlib.crc32(item.recipient.lower().encode("utf-8", "surrogateescape")) % RELAY_CONNECTIONS
-
-    def _lanes(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=RELAY_CONNECTIONS, thread_name_prefix="pbem-relay")
-        return self._pool
-
-    def _send_lane(self, lane: int, items: list[OutboxItem]) -> tuple[int, datetime | None]:
-        """Send ``items`` in order over connection ``lane``: how many the relay took, and when to try again
-        if it turned out to be down (the lane's other mails are rescheduled then)."""
-        sent = 0
+        if items:
+            # The worker commits without waiting for the disk (Database.transaction): what these mails
+            # report must be on disk before they leave, or a power cut could take back a move already told.
+            self.db.sync_to_disk()
         for index, item in enumerate(items):
             try:
-                self._send(item, lane)
+                self._send(item)
             except (OSError, smtplib.SMTPException, UnicodeError) as error:
-                self._close(lane)
+                self._close()
                 retry_at = self._mark_failed(item, error)
                 if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
-                    # The relay is down: the rest of the lane retries with this mail, not after the lease.
+                    # The relay is down: the rest of the round retries with this mail, not after the lease.
                     self._reschedule([other.id for other in items[index + 1:]], retry_at or utcnow())
-                    return sent, retry_at or utcnow()
+                    break
                 continue
             self._mark_sent(item)
             OUTBOX_SENT.inc()
             sent += 1
-        return sent, None
+        return sent
 
     def _reschedule(self, ids: list[int | None], when: datetime) -> None:
         if ids:
             self.db.write(update(OutboxItem).where(col(OutboxItem.id).in_(ids))
                           .values(next_attempt_at=when, leased_by=""))
 
-    def _send(self, item: OutboxItem, lane: int = 0) -> None:
+    def _send(self, item: OutboxItem) -> None:
         if not self.smtp_host:
             # mailbox.Maildir only creates tmp/new/cur when the folder itself is missing.
             for sub in ("tmp", "new", "cur"):
@@ -204,34 +166,29 @@ class Deliverer:
             log.info("outbox %s to %s delivered (%d bytes): written to the Maildir as %s", item.id, item.recipient,
                      len(item.raw), key)
             return
-        relay = self._smtp[lane]
-        if relay is None:
-            relay = self._smtp[lane] = _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
-            relay.ehlo_or_helo_if_needed()
+        if self._smtp is None:
+            self._smtp = _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
+            self._smtp.ehlo_or_helo_if_needed()
         recipient = plain_address(item.recipient).encode("ascii", "surrogateescape").decode("utf-8", "replace")
         # An internationalised mailbox (RFC 6531) needs SMTPUTF8; a relay without it refuses
         # with SMTPNotSupportedError, which is permanent (see _mark_failed).
         options = [] if recipient.isascii() else ["SMTPUTF8"]
         # Null envelope sender: these are automatic replies, bounces must not loop back to us.
-        refused = relay.sendmail("", [recipient], item.raw, mail_options=options)
+        refused = self._smtp.sendmail("", [recipient], item.raw, mail_options=options)
         if refused:
             raise smtplib.SMTPRecipientsRefused(refused)
-        code, answer = relay.last_data_reply
+        code, answer = self._smtp.last_data_reply
         log.info("outbox %s to %s delivered (%d bytes): relay said %d %s", item.id, item.recipient, len(item.raw),
                  code, answer.decode("utf-8", "replace")[:200])
 
-    def _close(self, lane: int) -> None:
-        relay, self._smtp[lane] = self._smtp[lane], None
-        if relay is not None:
+    def _close(self) -> None:
+        if self._smtp is not None:
             with contextlib.suppress(OSError, smtplib.SMTPException):
-                relay.quit()
+                self._smtp.quit()
+            self._smtp = None
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-        for lane in range(RELAY_CONNECTIONS):
-            self._close(lane)
+        self._close()
         if self.journal is not None:
             self.journal.close()
 

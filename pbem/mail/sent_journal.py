@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -28,9 +27,6 @@ class SentJournal:
         self.path = path
         self._file: int | None = None
         self._pid = 0
-        # The deliverer's lanes mark from several threads, and flock does not keep threads of one process
-        # apart (they share the descriptor): this lock does.
-        self._threads = threading.Lock()
 
     def _descriptor(self) -> int:
         if self._file is None or self._pid != os.getpid():  # a forked process opens its own (flock is per file)
@@ -40,15 +36,13 @@ class SentJournal:
 
     def record(self, outbox_id: int, sent_at: datetime) -> None:
         """Mark one mail sent, durably (synced before returning, as a commit would be)."""
-        line = f"{outbox_id} {sent_at.isoformat()}\n".encode("ascii")
-        with self._threads:
-            descriptor = self._descriptor()
-            fcntl.flock(descriptor, fcntl.LOCK_EX)  # not between a fold's reading and its emptying
-            try:
-                os.write(descriptor, line)
-            finally:
-                fcntl.flock(descriptor, fcntl.LOCK_UN)
-        os.fdatasync(descriptor)  # outside the lock: the lanes' syncs overlap
+        descriptor = self._descriptor()
+        fcntl.flock(descriptor, fcntl.LOCK_EX)  # not between a fold's reading and its emptying
+        try:
+            os.write(descriptor, f"{outbox_id} {sent_at.isoformat()}\n".encode("ascii"))
+            os.fdatasync(descriptor)
+        finally:
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
 
     @contextmanager
     def folding(self) -> Iterator[list[tuple[int, datetime]]]:
@@ -57,7 +51,6 @@ class SentJournal:
         A line cut short by a crash is skipped: its mail is re-sent after its lease, as before it was
         marked (the crash came before the mark was synced).
         """
-        self._threads.acquire()
         descriptor = self._descriptor()
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         try:
@@ -69,7 +62,6 @@ class SentJournal:
                 os.fsync(descriptor)
         finally:
             fcntl.flock(descriptor, fcntl.LOCK_UN)
-            self._threads.release()
 
     def close(self) -> None:
         if self._file is not None and self._pid == os.getpid():

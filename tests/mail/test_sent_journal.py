@@ -83,7 +83,7 @@ def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(t
         for item in claimed:
             crashed._send(item)
             crashed._mark_sent(item)
-        crashed._close(0)
+        crashed._close()
         assert len(sink.received) == 3
         assert {row.status for row in outbox(pipe)} == {"pending"}  # leased, marked only in the journal
         restarted = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
