@@ -146,13 +146,19 @@ def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
     return False
 
 
-def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path: Path) -> None:
+def queued_settings(tmp_path: Path, count: int) -> tuple[Database, Any]:
+    """A SQLite database with ``count`` queued rows (settings "queued-N" = "new"), and the select of those
+    still new."""
     db = Database(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
     db.create_all()
     with db.transaction() as session:
-        for number in range(5):
+        for number in range(count):
             session.add(Setting(key=f"queued-{number}", value="new"))
-    queued = select(Setting).where(col(Setting.key).startswith("queued-"), Setting.value == "new")
+    return db, select(Setting).where(col(Setting.key).startswith("queued-"), Setting.value == "new")
+
+
+def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path: Path) -> None:
+    db, queued = queued_settings(tmp_path, 5)
     handled: list[str] = []
     waiter = threading.Thread(target=lambda: db.write(update_setting()))
 
@@ -175,12 +181,7 @@ def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path
 
 
 def test_a_round_cut_short_goes_on_without_polling_and_an_empty_queue_is_polled_again(tmp_path: Path) -> None:
-    db = Database(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
-    db.create_all()
-    with db.transaction() as session:
-        for number in range(3):
-            session.add(Setting(key=f"queued-{number}", value="new"))
-    queued = select(Setting).where(col(Setting.key).startswith("queued-"), Setting.value == "new")
+    db, queued = queued_settings(tmp_path, 3)
     waiting, batch = queued.limit(1), queued.order_by(col(Setting.key)).limit(10)
     polls: list[bool] = []
     poll = db.waiting
