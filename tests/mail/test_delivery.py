@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mailbox
+import random
 import smtplib
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -11,10 +12,11 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlmodel import select
 
 import pbem.mail.smtpd
-from pbem.mail.delivery import Deliverer
+from pbem.mail.delivery import Deliverer, dot_stuffed
 from pbem.store.models import InboxItem, OutboxItem, utcnow
 from tests.helpers.harness import Harness, Player, SinkHandler, body_of
 from tests.helpers.pipeline import Pipeline
@@ -138,3 +140,45 @@ def test_a_relay_that_is_down_gets_retried_with_backoff_and_everything_arrives(t
 def outbox(pipe: Pipeline) -> list[OutboxItem]:
     with pipe.db.transaction() as session:
         return list(session.exec(select(OutboxItem).order_by(OutboxItem.id)))
+
+
+def test_dot_stuffing_is_smtplibs_on_any_bytes() -> None:
+    rng = random.Random()  # randomised: a failure prints the bytes; pin them as an example below
+    samples = [b"", b".", b"..", b".\r\n", b"a\r\n.\r\n", b"\n.\n.", b"\r\n..\r\n.x"]
+    samples += [bytes(rng.choice(b".\r\nab") for _ in range(rng.randint(0, 40))) for _ in range(5000)]
+    for raw in samples:
+        assert dot_stuffed(raw) == smtplib._quote_periods(raw), raw  # type: ignore[attr-defined]
+
+
+class RawSink:
+    """A relay that keeps each mail's bytes as it un-stuffed them."""
+
+    def __init__(self) -> None:
+        self.raw: list[bytes] = []
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        assert isinstance(envelope.original_content, bytes)
+        self.raw.append(envelope.original_content)
+        return "250 OK"
+
+
+def test_lines_that_begin_with_a_period_reach_the_relay_unchanged(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path)
+    sink = RawSink()
+    relay = Controller(sink, hostname="127.0.0.1", port=free_port())
+    relay.start()
+    deliverer = Deliverer(pipe.db, "127.0.0.1", relay.port, str(tmp_path / "unused"))
+    bodies = [b"Subject: dots\r\n\r\n.\r\n..\r\n. a\r\nend.\r\n", b".starts\r\n\r\nno end of line.",
+              b"Subject: last\r\n\r\n.."]
+    try:
+        with pipe.db.transaction() as session:
+            for number, raw in enumerate(bodies):
+                session.add(OutboxItem(recipient="dots@players.example", message_id=f"<{number}@test>", raw=raw,
+                                       next_attempt_at=utcnow(), created_at=utcnow()))
+        assert deliverer.deliver_due() == 3
+        # The relay's copy ends with the line end DATA needs; nothing else differs.
+        assert sink.raw == [raw if raw.endswith(b"\r\n") else raw + b"\r\n" for raw in bodies]
+    finally:
+        deliverer.close()
+        relay.stop()
+        pipe.close()

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import chess
 
-from pbem.engine.base import Seat
+from pbem.engine.base import Outcome, Seat
 from pbem.engine.secret import Secret
 
 __all__ = [
@@ -141,6 +141,9 @@ class Derived:
     moves: tuple[chess.Move, ...] | None = None  # legal board moves (rules.legal_moves)
     removals: tuple[chess.Square, ...] | None = None  # squares that may phase out (rules.safe_removals)
     key: str | None = None  # the repetition key of the position (rules.position_key)
+    #: Whether ``outcome`` is worked out: a running game's is None. A move's mails asked it eleven times.
+    outcome_known: bool = False
+    outcome: Outcome | None = None  # the game's result in this position (rules.outcome)
 
 
 @dataclass(frozen=True, slots=True)

@@ -388,6 +388,13 @@ def _insufficient(board: chess.Board, pool: tuple[PoolEntry, ...], color: chess.
 
 
 def outcome(state: HyperspaceState) -> Outcome | None:
+    derived = state.derived
+    if not derived.outcome_known:
+        derived.outcome, derived.outcome_known = _outcome(state), True
+    return derived.outcome
+
+
+def _outcome(state: HyperspaceState) -> Outcome | None:
     board = read_board(state)
     if not has_any_action(state):
         # Judged on the position as it stands: a player who cannot move never reaches his return.
