@@ -1,0 +1,120 @@
+"""The banded PNG encoder: valid PNGs that decode to exactly the picture, whatever its bands' history."""
+
+from __future__ import annotations
+
+import io
+import random
+import struct
+import zlib
+
+import pytest
+from PIL import Image
+
+from pbem.pictures.colours import PALETTE
+from pbem.pictures.png import BAND_ROWS, BandedPngEncoder, adler32_combine
+from pbem.pictures.render import PNG_COMPRESS_LEVEL, PNG_STRATEGY, render_image
+
+from .views import chess, hyperspace, outer_space, voidrider
+
+FLAT = [channel for colour in PALETTE for channel in colour]
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    seed = random.randrange(2**32)
+    print(f"png seed {seed}")
+    return random.Random(seed)
+
+
+def _picture(rng: random.Random, width: int, height: int) -> Image.Image:
+    """Runs of palette indices, as a board picture has, with some noise."""
+    data = bytearray()
+    while len(data) < width * height:
+        data += bytes([rng.randrange(len(PALETTE))]) * rng.choice((1, 2, 7, 40, 300))
+    image = Image.frombytes("P", (width, height), bytes(data[:width * height]))
+    image.putpalette(FLAT)
+    return image
+
+
+def _chunks(png: bytes) -> list[tuple[bytes, bytes]]:
+    """The chunks of a PNG, each CRC checked."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    found, at = [], 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at:at + 4])
+        kind, data = png[at + 4:at + 8], png[at + 8:at + 8 + length]
+        (crc,) = struct.unpack(">I", png[at + 8 + length:at + 12 + length])
+        assert crc == zlib.crc32(kind + data), kind
+        found.append((kind, data))
+        at += 12 + length
+    return found
+
+
+def _decoded(png: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    return image
+
+
+def test_adler32_of_joined_parts_is_combined_from_the_parts(rng: random.Random) -> None:
+    for _ in range(200):
+        first = rng.randbytes(rng.choice((0, 1, 5, 1000, 70000)))
+        second = rng.randbytes(rng.choice((0, 1, 5, 1000, 70000, 140000)))
+        combined = adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
+        assert combined == zlib.adler32(first + second)
+
+
+def test_random_pictures_decode_to_exactly_their_pixels(rng: random.Random) -> None:
+    encoder = BandedPngEncoder(bands=64)  # small: evictions happen along the way
+    for _ in range(40):
+        image = _picture(rng, rng.randint(1, 700), rng.randint(1, 5 * BAND_ROWS + 3))
+        png = encoder.encode(image, FLAT)
+        kinds = [kind for kind, _ in _chunks(png)]
+        assert kinds == [b"IHDR", b"PLTE", b"IDAT", b"IEND"]
+        idat = dict(_chunks(png))[b"IDAT"]
+        rows = zlib.decompress(idat)  # checks the stream's Adler-32 too
+        width, height = image.size
+        assert rows == b"".join(b"\x00" + image.tobytes()[y * width:(y + 1) * width] for y in range(height))
+        decoded = _decoded(png)
+        assert decoded.mode == "P" and decoded.size == image.size
+        assert decoded.tobytes() == image.tobytes()
+        assert decoded.getpalette() == FLAT
+
+
+def test_bands_seen_before_are_reused_and_the_bytes_do_not_depend_on_them(rng: random.Random) -> None:
+    first, second = _picture(rng, 300, 6 * BAND_ROWS), _picture(rng, 300, 6 * BAND_ROWS)
+    second.paste(first.crop((0, 0, 300, 3 * BAND_ROWS)), (0, 0))  # the top three bands are the first's
+    warm = BandedPngEncoder()
+    warm.encode(first, FLAT)
+    misses = warm.misses
+    again = warm.encode(second, FLAT)
+    assert warm.misses - misses == 3 and warm.hits == 3
+    assert again == BandedPngEncoder().encode(second, FLAT)
+    assert _decoded(again).tobytes() == second.tobytes()
+
+
+def test_the_least_recently_used_bands_go_first() -> None:
+    encoder = BandedPngEncoder(bands=4)
+    bands = [Image.new("P", (10, BAND_ROWS), colour) for colour in range(6)]
+    for band in bands:
+        encoder.encode(band, FLAT)
+    encoder.encode(bands[2], FLAT)  # kept: among the last four
+    assert (encoder.hits, encoder.misses) == (1, 6)
+    encoder.encode(bands[0], FLAT)  # gone: evicted by the fifth
+    assert (encoder.hits, encoder.misses) == (1, 7)
+
+
+@pytest.mark.parametrize("view", [chess(), hyperspace(), outer_space(), voidrider()],
+                         ids=["chess", "hyperspace", "outer-space", "voidrider"])
+def test_board_pictures_match_pillows_own_encoding(view: object) -> None:
+    image = render_image(view)  # type: ignore[arg-type]
+    reference = io.BytesIO()  # as pictures were saved before the bands
+    image.save(reference, "PNG", compress_level=PNG_COMPRESS_LEVEL, compress_type=PNG_STRATEGY)
+    ours = BandedPngEncoder().encode(image, FLAT)
+    assert _decoded(ours).tobytes() == _decoded(reference.getvalue()).tobytes()
+    assert len(ours) < 1.05 * len(reference.getvalue())  # the bands' flushes cost a few bytes each
+
+
+def test_only_palette_pictures_are_taken() -> None:
+    with pytest.raises(ValueError, match="palette"):
+        BandedPngEncoder().encode(Image.new("RGB", (4, 4)), FLAT)
