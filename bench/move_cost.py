@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from email.policy import SMTP as SMTP_POLICY
 from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
@@ -176,7 +175,7 @@ def stages(samples: Samples, domain: str) -> dict[str, float]:
         draw_png(board)  # past its cache: each position is drawn once in the worker
 
     def composing(mail: Outgoing) -> None:
-        compose(mail, f"pbem@{domain}", "pbem", domain).as_bytes(policy=SMTP_POLICY)
+        compose(mail, f"pbem@{domain}", "pbem", domain)
 
     mails_per_move = len(samples.outgoing) / len(samples.raws)
     return {

@@ -9,7 +9,7 @@ from sqlalchemy import insert
 from sqlmodel import Session
 
 from pbem.mail.addresses import AddressBook
-from pbem.mail.compose import Outgoing, compose, scan_for_secrets, to_bytes
+from pbem.mail.compose import Outgoing, compose, scan_for_secrets
 from pbem.store.models import OutboxItem, utcnow
 from pbem.store.vocabulary import OutboxStatus
 
@@ -29,10 +29,10 @@ def queue_mail(session: Session, mail: Outgoing, addresses: AddressBook, forbidd
     than the insert.
     """
     scan_for_secrets(mail, (*mail.forbidden, *forbidden))
-    message = compose(mail, addresses.public, SENDER_NAME, addresses.domain)
-    message_id = str(message["Message-ID"])
+    composed = compose(mail, addresses.public, SENDER_NAME, addresses.domain)
+    message_id = composed.message_id
     session.connection().execute(_INSERT, {
-        "recipient": mail.to, "message_id": message_id, "raw": to_bytes(message), "game_id": mail.game_id,
+        "recipient": mail.to, "message_id": message_id, "raw": composed.raw, "game_id": mail.game_id,
         "kind": mail.kind, "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": utcnow(),
         "leased_by": "", "last_error": "", "created_at": now, "sent_at": None})
     return message_id
