@@ -9,6 +9,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import bindparam
 from sqlalchemy.orm import aliased
@@ -39,7 +40,8 @@ from pbem.mail.render import render
 from pbem.metrics import MAILS_FAILED, MAILS_PROCESSED, PROCESSING_SECONDS
 from pbem.notices import NoticeWriter
 from pbem.store.db import Database
-from pbem.store.models import Account, Challenge, Game, InboxItem, OutboxItem, utcnow
+from pbem.store.inbox import NEW_MAILS, WAITING, StoredMail, mark, stored_mail
+from pbem.store.models import Account, Challenge, Game, OutboxItem, utcnow
 from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxKind
 
 __all__ = ["Report", "Worker", "echo"]
@@ -102,11 +104,6 @@ def _not_a_command(word: str) -> str:
     return f"not a command; did you mean {' or '.join(close)}?"
 
 
-#: The inbox polls, built once: a statement's cache key is cheaper to find than to build.
-_INBOX_WAITING = select(InboxItem.id).where(InboxItem.status == InboxStatus.NEW).limit(1)
-_INBOX_NEW = select(InboxItem).where(InboxItem.status == InboxStatus.NEW).order_by(col(InboxItem.id))
-
-
 #: A game's address names the game and the seat: the game, locked, with both players' accounts.
 _WHITE, _BLACK = aliased(Account), aliased(Account)
 _SEAT_GAME = (select(Game, _WHITE, _BLACK).join(_WHITE, col(Game.white_id) == _WHITE.id)
@@ -137,13 +134,15 @@ class Worker:
 
     def process_mail(self, batch: int = 1) -> bool:
         """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty."""
-        return self.db.work_through(_INBOX_WAITING, _INBOX_NEW.limit(batch), self._process_one)
+        return self.db.work_through(WAITING, NEW_MAILS.limit(batch), self._process_one)
 
-    def _process_one(self, session: Session, item: InboxItem) -> None:
+    def _process_one(self, session: Session, row: Any) -> None:
+        item = StoredMail.of(row)
         try:
             with session.begin_nested():
                 item.status = self._process(session, item)
-                item.processed_at = utcnow()  # set with the status: one UPDATE of the row, not two
+                mark(session, item, utcnow())  # in the savepoint: the mark stands or falls with the work
+            return
         except Exception:
             log.exception("inbox %s (%s) failed", item.id, item.message_id)
             MAILS_FAILED.inc()
@@ -154,8 +153,7 @@ class Worker:
                     self._notify_failure(session, item)
             except Exception:  # the failure mark must be committed whatever happens here
                 log.exception("inbox %s: could not tell the sender", item.id)
-            item.processed_at = utcnow()
-        session.add(item)
+        mark(session, item, utcnow())
 
     def drain(self) -> int:
         count = 0
@@ -165,7 +163,7 @@ class Worker:
 
     # -- one mail ---------------------------------------------------------------------------
 
-    def _process(self, session: Session, item: InboxItem) -> str:
+    def _process(self, session: Session, item: StoredMail) -> str:
         """Answer one stored mail; its new status: ``done``, or ``held`` until its owner confirms it."""
         started = time.perf_counter()
         mail = parse_mail(item.raw, item.envelope_from, looks_like_command)
@@ -182,7 +180,7 @@ class Worker:
         MAILS_PROCESSED.labels(status).inc()
         return status
 
-    def _answer(self, session: Session, item: InboxItem, mail: InboundMail, confirmed: bool = False,
+    def _answer(self, session: Session, item: StoredMail, mail: InboundMail, confirmed: bool = False,
                 outcomes: list[str] | None = None) -> str:
         status = InboxStatus.DONE
         seen: set[str] = set()
@@ -225,7 +223,7 @@ class Worker:
             return False
         return ctx.mail.sender.lower() != ctx.account.email.lower()
 
-    def _hold(self, ctx: Context, item: InboxItem) -> None:
+    def _hold(self, ctx: Context, item: StoredMail) -> None:
         """Do nothing yet; ask the registered address whether the mail is theirs (it may be a leaked token)."""
         account = ctx.account
         assert account is not None and item.id is not None
@@ -236,9 +234,9 @@ class Worker:
         ctx.send(Outgoing(to=account.email, subject="[pbem] please confirm a mail sent in your name",
                           body=body, reply_to=self.services.addresses.confirm(item.id)))
 
-    def _confirm(self, ctx: Context, item: InboxItem) -> None:
+    def _confirm(self, ctx: Context, item: StoredMail) -> None:
         """The owner answers a confirmation request: carry out the held mail, once."""
-        held = ctx.session.get(InboxItem, ctx.address.inbox_id)
+        held = stored_mail(ctx.session, ctx.address.inbox_id) if ctx.address.inbox_id is not None else None
         owner = self._owner_of(ctx.session, held) if held is not None else None
         if held is None or owner is None or held.status != InboxStatus.HELD:
             return  # nothing to confirm any more: stale addresses are refused at RCPT anyway
@@ -253,10 +251,9 @@ class Worker:
                                        sender=owner.email)
         held.status = self._answer(ctx.session, held, original, confirmed=True)
         held.error = f"confirmed by {owner.email}"
-        held.processed_at = utcnow()
-        ctx.session.add(held)
+        mark(ctx.session, held, utcnow())
 
-    def _owner_of(self, session: Session, item: InboxItem) -> Account | None:
+    def _owner_of(self, session: Session, item: StoredMail) -> Account | None:
         for recipient in item.recipients:
             address = self.services.addresses.verify(recipient)
             if address is not None and address.account_id is not None:
@@ -452,7 +449,7 @@ class Worker:
         count, oldest = int(sent[0]), sent[1]
         return max(limit - count, 0), (oldest or now) + timedelta(hours=1)
 
-    def _notify_failure(self, session: Session, item: InboxItem) -> None:
+    def _notify_failure(self, session: Session, item: StoredMail) -> None:
         """Tell the sender that their mail is kept but could not be applied (the registered address if known)."""
         to, reply_to = "", self.services.addresses.public
         for recipient in item.recipients:

@@ -1,0 +1,60 @@
+"""The stored mails the worker applies, read and marked with Core statements: ``StoredMail`` and its queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, select, update
+from sqlmodel import Session
+
+from pbem.store.models import InboxItem
+from pbem.store.vocabulary import InboxStatus
+
+__all__ = ["NEW_MAILS", "WAITING", "StoredMail", "mark", "stored_mail"]
+
+_INBOX: Any = InboxItem.__table__  # type: ignore[attr-defined]
+
+
+@dataclass(slots=True)
+class StoredMail:
+    """One inbox row as the worker handles it: a plain object, not an ORM entity. Loading the row as an entity,
+    tracking its changes and flushing them cost half a millisecond a mail, twice the two statements."""
+
+    id: int
+    message_id: str
+    envelope_from: str
+    recipients: list[str]
+    raw: bytes
+    status: str
+    error: str
+
+    @classmethod
+    def of(cls, row: Any) -> StoredMail:
+        """From a row of :data:`NEW_MAILS` (or anything with the same attributes)."""
+        return cls(row.id, row.message_id, row.envelope_from, list(row.recipients), bytes(row.raw), row.status,
+                   row.error)
+
+
+_COLUMNS = (_INBOX.c.id, _INBOX.c.message_id, _INBOX.c.envelope_from, _INBOX.c.recipients, _INBOX.c.raw,
+            _INBOX.c.status, _INBOX.c.error)
+#: Whether a mail waits: one id, from the status index.
+WAITING = select(_INBOX.c.id).where(_INBOX.c.status == InboxStatus.NEW).limit(1)
+#: The waiting mails, oldest first (the caller adds its limit and, on PostgreSQL, its row locks).
+NEW_MAILS = select(*_COLUMNS).where(_INBOX.c.status == InboxStatus.NEW).order_by(_INBOX.c.id)
+_ONE = select(*_COLUMNS).where(_INBOX.c.id == bindparam("item_id"))
+_MARK = (update(_INBOX).where(_INBOX.c.id == bindparam("item_id"))
+         .values(status=bindparam("status"), error=bindparam("error"), processed_at=bindparam("processed_at")))
+
+
+def stored_mail(session: Session, item_id: int) -> StoredMail | None:
+    """The inbox row ``item_id``, whatever its status; None when there is none."""
+    row = session.connection().execute(_ONE, {"item_id": item_id}).first()
+    return StoredMail.of(row) if row is not None else None
+
+
+def mark(session: Session, mail: StoredMail, processed_at: datetime) -> None:
+    """Write ``mail``'s status and error to its row, in the caller's transaction (or savepoint)."""
+    session.connection().execute(_MARK, {"item_id": mail.id, "status": mail.status, "error": mail.error,
+                                         "processed_at": processed_at})
