@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import traceback
+from functools import lru_cache
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -24,6 +26,12 @@ _NOTICE_WAITING = select(GameNotice.id).where(GameNotice.status == NoticeStatus.
 _NOTICE_NEW = select(GameNotice).where(GameNotice.status == NoticeStatus.NEW).order_by(col(GameNotice.id))
 
 
+
+@lru_cache(maxsize=8)
+def _new_notices(batch: int) -> Any:
+    return _NOTICE_NEW.limit(batch)  # built once per size: building cost more than the poll it follows
+
+
 class NoticeWriter:
     """Writes waiting notices oldest first: a notice's mails are queued and the notice deleted in one
     transaction (a crash in between leaves the notice, written again after the restart)."""
@@ -34,7 +42,7 @@ class NoticeWriter:
 
     def write_next(self, batch: int = 1) -> bool:
         """Write up to ``batch`` waiting notices; False when none waits."""
-        return self.db.work_through(_NOTICE_WAITING, _NOTICE_NEW.limit(batch), self._write_one)
+        return self.db.work_through(_NOTICE_WAITING, _new_notices(batch), self._write_one)
 
     def _write_one(self, session: Session, notice: GameNotice) -> None:
         try:

@@ -40,7 +40,7 @@ from pbem.mail.render import render
 from pbem.metrics import MAILS_FAILED, MAILS_PROCESSED, PROCESSING_SECONDS
 from pbem.notices import NoticeWriter
 from pbem.store.db import Database
-from pbem.store.inbox import NEW_MAILS, WAITING, StoredMail, mark, stored_mail
+from pbem.store.inbox import WAITING, StoredMail, mark, new_mails, stored_mail
 from pbem.store.models import Account, Challenge, Game, OutboxItem, utcnow
 from pbem.store.row_writes import write_changes
 from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxKind
@@ -135,7 +135,7 @@ class Worker:
 
     def process_mail(self, batch: int = 1) -> bool:
         """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty."""
-        return self.db.work_through(WAITING, NEW_MAILS.limit(batch), self._process_one)
+        return self.db.work_through(WAITING, new_mails(batch), self._process_one)
 
     def _process_one(self, session: Session, row: Any) -> None:
         item = StoredMail.of(row)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import bindparam, select, update
@@ -12,7 +13,7 @@ from sqlmodel import Session
 from pbem.store.models import InboxItem
 from pbem.store.vocabulary import InboxStatus
 
-__all__ = ["NEW_MAILS", "WAITING", "StoredMail", "mark", "stored_mail"]
+__all__ = ["WAITING", "StoredMail", "mark", "new_mails", "stored_mail"]
 
 _INBOX: Any = InboxItem.__table__  # type: ignore[attr-defined]
 
@@ -41,11 +42,17 @@ _COLUMNS = (_INBOX.c.id, _INBOX.c.message_id, _INBOX.c.envelope_from, _INBOX.c.r
             _INBOX.c.status, _INBOX.c.error)
 #: Whether a mail waits: one id, from the status index.
 WAITING = select(_INBOX.c.id).where(_INBOX.c.status == InboxStatus.NEW).limit(1)
-#: The waiting mails, oldest first (the caller adds its limit and, on PostgreSQL, its row locks).
-NEW_MAILS = select(*_COLUMNS).where(_INBOX.c.status == InboxStatus.NEW).order_by(_INBOX.c.id)
+_NEW_MAILS = select(*_COLUMNS).where(_INBOX.c.status == InboxStatus.NEW).order_by(_INBOX.c.id)
 _ONE = select(*_COLUMNS).where(_INBOX.c.id == bindparam("item_id"))
 _MARK = (update(_INBOX).where(_INBOX.c.id == bindparam("item_id"))
          .values(status=bindparam("status"), error=bindparam("error"), processed_at=bindparam("processed_at")))
+
+
+@lru_cache(maxsize=8)
+def new_mails(batch: int) -> Any:
+    """The first ``batch`` waiting mails, oldest first (the caller adds PostgreSQL's row locks); built once
+    per size: building a statement cost more than running it."""
+    return _NEW_MAILS.limit(batch)
 
 
 def stored_mail(session: Session, item_id: int) -> StoredMail | None:
