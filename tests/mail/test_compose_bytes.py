@@ -7,6 +7,7 @@ import random
 import re
 from email import encoders
 from email.charset import BASE64, QP, Charset
+from email.header import Header
 from email.message import Message
 from email.mime.base import MIMEBase
 from email.mime.image import MIMEImage
@@ -177,3 +178,12 @@ def test_no_line_of_a_mail_is_longer_than_smtp_allows() -> None:
     plain, html = (part.get_payload(decode=True).decode().replace("\r\n", "\n") for part in message.walk()
                    if not part.is_multipart())
     assert plain == line + "\n" and html == f"<p>{line}</p>"
+
+
+def test_a_short_ascii_subject_is_what_the_header_class_writes(rng: random.Random) -> None:
+    alphabet = "abc XYZ =?_.:;!-" + "".join(map(chr, range(33, 127)))
+    for _ in range(2000):
+        text = " ".join("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 75))).split())
+        expected = Header(text, "us-ascii", header_name="Subject").encode(linesep="\n", maxlinelen=78)
+        assert _text_header("Subject", text).fold(policy=SMTP) == \
+            _Folded("Subject", expected.split("\n ")).fold(policy=SMTP)
