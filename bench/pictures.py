@@ -1,7 +1,8 @@
 """What a board picture costs: CPU time of render_png for each variant's real board (its start position as
 White sees it, the first move highlighted) and for the renderer's test layouts, at scale 1 and 2 (median, p90).
 
-The figure and tile caches are warmed by one render first, as they are in a running server.
+The figure and tile caches are warmed by one render first, as they are in a running server; the PNG's band
+cache is emptied before each timed draw (a position none of whose rows were drawn before: the worst case).
 Usage: python bench/pictures.py [--runs 200] [--json out.json]
 """
 
@@ -19,7 +20,7 @@ sys.path.insert(0, str(REPO))
 
 from pbem.engine.base import Seat  # noqa: E402
 from pbem.engine.board_view import BoardView  # noqa: E402
-from pbem.pictures.render import draw_png, render_png  # noqa: E402
+from pbem.pictures.render import PNG_ENCODER, draw_png, render_png  # noqa: E402
 from pbem.variants import all_variants  # noqa: E402
 from tests.pictures.views import LAYOUTS  # noqa: E402
 
@@ -45,6 +46,7 @@ def measure(runs: int) -> list[dict[str, object]]:
             size = len(render_png(view, scale))  # warms the figure and tile caches
             times = []
             for _ in range(runs):
+                PNG_ENCODER.clear()
                 start = time.process_time()
                 draw_png(view, scale)  # past the cache of finished pictures: a new position
                 times.append((time.process_time() - start) * 1000)

@@ -55,6 +55,11 @@ class BandedPngEncoder:
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
+    def clear(self) -> None:
+        """Forget every band (a bench's picture of a position never seen)."""
+        with self._lock:
+            self._bands.clear()
+
     def encode(self, image: Image.Image, palette: Sequence[int]) -> bytes:
         """``image`` (mode "P") as PNG bytes with ``palette`` (flat r, g, b values) as its PLTE."""
         if image.mode != "P":

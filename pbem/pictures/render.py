@@ -41,7 +41,7 @@ from .png import BandedPngEncoder
 
 __all__ = [
     "BACKGROUND", "BLACK_HOLE", "DARK", "HIGHLIGHT", "HIGHLIGHT_FROM", "HIGHLIGHT_TO", "KING_SQUARE_COLOUR",
-    "LEFT_COLOUR", "LIGHT", "PALETTE", "PENDING_COLOUR", "RETURNED_COLOUR", "STAR_COLOUR", "cell_box",
+    "LEFT_COLOUR", "LIGHT", "PALETTE", "PENDING_COLOUR", "PNG_ENCODER", "RETURNED_COLOUR", "STAR_COLOUR", "cell_box",
     "draw_png", "legend_entries", "picture_size", "render_image", "render_png",
 ]
 
@@ -53,7 +53,7 @@ PNG_COMPRESS_LEVEL = 3  # zlib level: ~1 ms for a 600 px board, ~20 KB; 6 would 
 PNG_STRATEGY = zlib.Z_RLE
 #: Bands of rows deflated once for every picture that shows them (see pbem.pictures.png); 8192 bands of
 #: about 600 bytes are some 6 MB, the rows of a few hundred different pictures.
-_ENCODER = BandedPngEncoder(bands=8192, level=PNG_COMPRESS_LEVEL, strategy=PNG_STRATEGY)
+PNG_ENCODER = BandedPngEncoder(bands=8192, level=PNG_COMPRESS_LEVEL, strategy=PNG_STRATEGY)
 _FLAT_PALETTE = [channel for colour in PALETTE for channel in colour]
 _PALETTE_IMAGE = Image.new("P", (1, 1))
 _PALETTE_IMAGE.putpalette(_FLAT_PALETTE)
@@ -173,7 +173,7 @@ def render_image(view: BoardView, scale: int = 1, width: int = WIDTH) -> Image.I
 def draw_png(view: BoardView, scale: int = 1) -> bytes:
     """The picture of a view as palette PNG bytes (``scale=2``: the crisp double-size version), drawn now
     (its rows deflated only where no earlier picture had the same)."""
-    return _ENCODER.encode(render_image(view, scale), _FLAT_PALETTE)
+    return PNG_ENCODER.encode(render_image(view, scale), _FLAT_PALETTE)
 
 
 @lru_cache(maxsize=64)

@@ -102,6 +102,9 @@ def test_the_least_recently_used_bands_go_first() -> None:
     assert (encoder.hits, encoder.misses) == (1, 6)
     encoder.encode(bands[0], FLAT)  # gone: evicted by the fifth
     assert (encoder.hits, encoder.misses) == (1, 7)
+    encoder.clear()
+    encoder.encode(bands[2], FLAT)  # and now every one
+    assert (encoder.hits, encoder.misses) == (1, 8)
 
 
 @pytest.mark.parametrize("view", [chess(), hyperspace(), outer_space(), voidrider()],
