@@ -26,7 +26,6 @@ _NOTICE_WAITING = select(GameNotice.id).where(GameNotice.status == NoticeStatus.
 _NOTICE_NEW = select(GameNotice).where(GameNotice.status == NoticeStatus.NEW).order_by(col(GameNotice.id))
 
 
-
 @lru_cache(maxsize=8)
 def _new_notices(batch: int) -> Any:
     return _NOTICE_NEW.limit(batch)  # built once per size: building cost more than the poll it follows

@@ -21,7 +21,7 @@ _INBOX: Any = InboxItem.__table__  # type: ignore[attr-defined]
 @dataclass(slots=True)
 class StoredMail:
     """One inbox row as the worker handles it: a plain object, not an ORM entity. Loading the row as an entity,
-    tracking its changes and flushing them cost half a millisecond a mail, twice the two statements."""
+    tracking its changes and flushing them cost 0.7 ms a mail, the two Core statements 0.3 (timed alone)."""
 
     id: int
     message_id: str
@@ -33,7 +33,7 @@ class StoredMail:
 
     @classmethod
     def of(cls, row: Any) -> StoredMail:
-        """From a row of :data:`NEW_MAILS` (or anything with the same attributes)."""
+        """From a row of :func:`new_mails` or :func:`stored_mail`'s query."""
         return cls(row.id, row.message_id, row.envelope_from, list(row.recipients), bytes(row.raw), row.status,
                    row.error)
 

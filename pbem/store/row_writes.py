@@ -12,8 +12,7 @@ __all__ = ["write_changes"]
 
 #: One UPDATE per table and set of changed columns, built once: a move changes the same few each time.
 _STATEMENTS: dict[tuple[Any, frozenset[str]], Any] = {}
-
-
+#: Each mapper's column attributes, the primary key left out.
 _COLUMNS: dict[Any, frozenset[str]] = {}
 
 
