@@ -42,7 +42,6 @@ from pbem.notices import NoticeWriter
 from pbem.store.db import Database
 from pbem.store.inbox import WAITING, StoredMail, mark, new_mails, stored_mail
 from pbem.store.models import Account, Challenge, Game, OutboxItem, utcnow
-from pbem.store.row_writes import write_changes
 from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxKind
 
 __all__ = ["Report", "Worker", "echo"]
@@ -142,9 +141,6 @@ class Worker:
         try:
             with session.begin_nested():
                 item.status = self._process(session, item)
-                for entity in session.dirty:  # a game's row in one UPDATE (a move changes it), not the ORM's flush
-                    if isinstance(entity, Game):
-                        write_changes(session, entity)
                 mark(session, item, utcnow())  # in the savepoint: the mark stands or falls with the work
             return
         except Exception:
