@@ -51,9 +51,9 @@ PNG_COMPRESS_LEVEL = 3  # zlib level: ~1 ms for a 600 px board, ~20 KB; 6 would 
 #: Run-length matching only: a board is runs of one colour. 0.14 to 0.32 ms less a picture (a sixth to a
 #: quarter) for 0 to 3 KB more, measured over 15 positions of each variant (space-chess's small pictures: 5 KB).
 PNG_STRATEGY = zlib.Z_RLE
-#: Bands of rows deflated once for every picture that shows them (see pbem.pictures.png); 8192 bands of
-#: about 600 bytes are some 6 MB, the rows of a few hundred different pictures.
-PNG_ENCODER = BandedPngEncoder(bands=8192, level=PNG_COMPRESS_LEVEL, strategy=PNG_STRATEGY)
+#: Bands of rows deflated once for every picture that shows them (see pbem.pictures.png); 4096 bands of
+#: about 1.7 KB are some 7 MB, the rows of about 300 different pictures.
+PNG_ENCODER = BandedPngEncoder(bands=4096, level=PNG_COMPRESS_LEVEL, strategy=PNG_STRATEGY)
 _FLAT_PALETTE = [channel for colour in PALETTE for channel in colour]
 _PALETTE_IMAGE = Image.new("P", (1, 1))
 _PALETTE_IMAGE.putpalette(_FLAT_PALETTE)
