@@ -71,8 +71,8 @@ class BandedPngEncoder:
         segments: list[bytes] = [_ZLIB_HEADER]
         adler = 1  # the Adler-32 of nothing
         # One deflater for the picture's new bands: each band ends on a full flush, which forgets the band
-        # before it, so a segment is the same whichever bands came first. Made on the first miss only.
-        deflater: list[Any] = []
+        # before it, so a segment is the same whichever bands came first.
+        deflater = zlib.compressobj(self._level, zlib.DEFLATED, -15, 8, self._strategy)
         for top in range(0, height, BAND_ROWS):
             segment, band_adler, length = self._band(raw, width, top, min(top + BAND_ROWS, height), deflater)
             segments.append(segment)
@@ -82,7 +82,7 @@ class BandedPngEncoder:
         return b"".join((_SIGNATURE, _chunk(b"IHDR", header), _chunk(b"PLTE", bytes(palette)),
                          _chunk(b"IDAT", b"".join(segments)), _chunk(b"IEND", b"")))
 
-    def _band(self, raw: bytes, width: int, top: int, bottom: int, deflater: list[Any]) -> tuple[bytes, int, int]:
+    def _band(self, raw: bytes, width: int, top: int, bottom: int, deflater: Any) -> tuple[bytes, int, int]:
         pixels = raw[top * width:bottom * width]
         # Python's 64-bit keyed hash of the pixels: with 4096 bands kept, a false match is one in 2 ** 52
         # lookups, thousands of years of moves (a CRC beside it cost as much as a fifth of the whole encoding).
@@ -95,9 +95,7 @@ class BandedPngEncoder:
                 return found
         # Each row is preceded by its filter type: 0, none (palette indices do not predict each other).
         rows = b"".join(b"\x00" + pixels[start:start + width] for start in range(0, len(pixels), width))
-        if not deflater:
-            deflater.append(zlib.compressobj(self._level, zlib.DEFLATED, -15, 8, self._strategy))
-        made = (deflater[0].compress(rows) + deflater[0].flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
+        made = (deflater.compress(rows) + deflater.flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
         with self._lock:
             self.misses += 1
             self._bands[key] = made
