@@ -52,7 +52,7 @@ class Answer:
 def _limits(question: Question) -> Limits:
     if question.level:
         return limits_for_level(question.level, question.seconds)
-    return Limits(seconds=question.seconds)
+    return Limits(seconds=question.seconds, reductions=True)  # as deep as the time allows, like level 5
 
 
 def _owner_notation(engine: Variant[Any, Any], state: Any, action: Any) -> str:

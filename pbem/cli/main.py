@@ -7,6 +7,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from pbem.engine.base import Audience, Variant
 from pbem.engine.capabilities import FastPerft
 from pbem.engine.errors import MoveError
 from pbem.engine.search import LEVELS as COMPUTER_LEVELS
-from pbem.engine.search import MAX_DEPTH, Limits, describe_line, format_score, search
+from pbem.engine.search import MAX_DEPTH, Limits, describe_line, format_score, limits_for_level, search
 from pbem.log_setup import LEVELS, configure_logging
 from pbem.variants import UnknownVariantError, all_variants, get_variant
 
@@ -101,16 +102,16 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def analysis_limits(level: int | None, seconds: float | None) -> Limits:
-    """``--seconds S`` searches as deep as S seconds allow; ``--level N`` uses level N's depth and seconds
-    (without the random noise the computer player adds at the low levels)."""
+    """``--seconds S`` searches as deep as S seconds allow (selectively, like level 5); ``--level N`` searches
+    like level N (without the random noise the computer player adds at the low levels)."""
     if seconds is not None:
         if seconds <= 0:
             raise CliError(f"--seconds must be more than 0, not {seconds:g}")
-        return Limits(depth=MAX_DEPTH, seconds=seconds)
+        return Limits(depth=MAX_DEPTH, seconds=seconds, reductions=True)
     chosen = 3 if level is None else level
     if chosen not in COMPUTER_LEVELS:
         raise CliError(f"--level is 1 to {max(COMPUTER_LEVELS)}, not {chosen}")
-    return Limits(depth=COMPUTER_LEVELS[chosen].depth, seconds=COMPUTER_LEVELS[chosen].seconds)
+    return replace(limits_for_level(chosen), noise=0)
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:

@@ -51,6 +51,9 @@ class Orderer:
         scored.sort(key=lambda item: (item[0], item[1]))
         return [action for _, _, action in scored]
 
+    def is_killer(self, ply: int, action: Any) -> bool:
+        return action in self._killers.get(ply, ())
+
     def reward(self, state: Any, action: Any, ply: int, depth: int, side: Hashable) -> None:
         """A quiet ``action`` caused a cut-off at ``ply`` with ``depth`` left: remember it."""
         if self._captures(state, action) is not None:

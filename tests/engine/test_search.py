@@ -192,6 +192,39 @@ def test_levels_grow_in_depth_and_time() -> None:
 
 
 @pytest.mark.parametrize("key", KEYS)
+def test_reductions_keep_the_mate_and_the_capture(key: str) -> None:
+    """Checks, captures and the first moves are never searched shallower."""
+    engine = get_variant(key)
+    mate = play(engine, CASES[key]["mate"])
+    result = search(engine, mate, Limits(depth=3, reductions=True), still)
+    assert engine.describe(mate, result.action) in CASES[key]["mating"] and result.score == MATE - 1
+    hanging = play(engine, CASES[key]["hanging"])
+    result = search(engine, hanging, Limits(depth=3, reductions=True), still)
+    assert engine.describe(hanging, result.action) == CASES[key]["capture"]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_reductions_search_fewer_nodes_to_the_same_depth(key: str) -> None:
+    engine = get_variant(key)
+    rng = random.Random(f"reductions {key}")
+    depth = 4  # the root is never reduced, so depth 4 is the first where a node below it is
+    state = random_position(engine, rng, 10)
+    full = search(engine, state, Limits(depth=depth), still)
+    reduced = search(engine, state, Limits(depth=depth, reductions=True), still)
+    assert full.depth == reduced.depth == depth
+    assert reduced.nodes < full.nodes
+    assert_playable(engine, state, reduced)
+
+
+def test_only_level_5_and_analyses_reduce() -> None:
+    from pbem.cli.main import analysis_limits
+
+    assert [limits_for_level(level).reductions for level in LEVELS] == [False, False, False, False, True]
+    assert analysis_limits(None, 5.0).reductions and analysis_limits(5, None).reductions
+    assert not analysis_limits(4, None).reductions and analysis_limits(5, None).noise == 0
+
+
+@pytest.mark.parametrize("key", KEYS)
 def test_every_level_returns_a_legal_action_from_random_positions(key: str) -> None:
     engine = get_variant(key)
     rng = random.Random(f"levels {key}")
