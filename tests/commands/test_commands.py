@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlmodel import col, select
@@ -176,6 +177,38 @@ def test_a_crash_in_a_batch_spoils_only_its_own_mail(pipe: Pipeline, monkeypatch
         assert session.exec(select(Game)).one().ply == 0
         statuses = [i.status for i in session.exec(select(InboxItem).order_by(col(InboxItem.id)))]
         assert statuses[-3:] == ["done", "failed", "done"]
+
+
+def test_a_failed_flush_in_a_batch_fails_its_mail_alone(pipe: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pending row that breaks a unique index fails at the savepoint's flush: its mail alone is undone."""
+    seat_a, seat_b = started_game(pipe)
+    import pbem.app.games
+    from pbem.store.models import Account
+
+    real_referee_mail = pbem.app.games.referee_mail
+    calls: list[int] = []
+
+    def duplicate_handle(ctx: Any, game: Any, lines: list[str]) -> None:
+        calls.append(game.ply)
+        if game.ply == 2:  # the second move: a pending row that breaks a unique index at the flush
+            ctx.session.add(Account(handle="alice", email="someone@else.example"))
+        real_referee_mail(ctx, game, lines)
+
+    monkeypatch.setattr(pbem.app.games, "referee_mail", duplicate_handle)
+    pipe.queue(ALICE, seat_a, "Pe2-e4")
+    pipe.queue(BOB, seat_b, "Pe7-e5")
+    pipe.queue(ALICE, seat_a, "board")
+    assert pipe.worker.process_next(batch=16)  # all three in one transaction
+    assert not pipe.worker.process_next(batch=16)
+    bodies = [(to, body_of(m)) for to, m in pipe.drain_outbox()]
+    assert sum("Played 1. Pe2-e4" in body for _, body in bodies) == 1
+    assert any(to == BOB and "could not be processed" in body for to, body in bodies)
+    assert calls == [1, 2]
+    with pipe.db.read() as session:
+        assert session.exec(select(Game)).one().ply == 1
+        statuses = [i.status for i in session.exec(select(InboxItem).order_by(col(InboxItem.id)))]
+        assert statuses[-3:] == ["done", "failed", "done"]
+        assert [a.handle for a in session.exec(select(Account).where(Account.handle == "alice"))] == ["alice"]
 
 
 def test_reply_goes_to_the_account_not_the_from(pipe: Pipeline) -> None:
