@@ -45,7 +45,7 @@ def test_commits_are_synced_after_the_writers_lock_is_let_go_and_only_when_they_
     try:
         with db.transaction() as session:
             assert int(session.connection().exec_driver_sql("PRAGMA synchronous").scalar()) == NORMAL
-            # the savepoints' sub-journals in memory, not in temporary files (half a millisecond a move)
+            # the savepoints' sub-journals in memory, not in temporary files (0.3 ms a move)
             assert int(session.connection().exec_driver_sql("PRAGMA temp_store").scalar()) == MEMORY
             session.add(Setting(key="durable", value="1"))
         assert syncs.calls == [True]  # synced once, the lock already free for the next writer
