@@ -16,7 +16,7 @@ from pbem.heap import freeze_startup_heap
 from pbem.mail.delivery import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
 from pbem.scheduler import Alarm
-from pbem.startup import build_services
+from pbem.startup import build_services, load_variants
 from pbem.store.db import Database, Leadership
 from pbem.sweep import Sweeper
 from pbem.web.site import WebServer
@@ -108,6 +108,7 @@ class Server:
                        asyncio.create_task(self._computer_loop(), name="pbem-computer")]
         self.alarm.start()
         self.alarm.wake_at(self.services.now())  # deadlines that passed while we were down, once
+        await asyncio.to_thread(load_variants)  # before the freeze, and not on the first mail's time
         freeze_startup_heap()
         log.info("pbem listening on %s:%d for %s", self.config.smtp.host, self.port,
                  self.addresses.public)

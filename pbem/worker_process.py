@@ -19,7 +19,7 @@ from pbem.config import Config
 from pbem.heap import freeze_startup_heap
 from pbem.log_setup import configure_logging, configured
 from pbem.metrics import OTHER_PROCESSES, figures
-from pbem.startup import build_services
+from pbem.startup import build_services, load_variants
 from pbem.store.db import Database
 from pbem.sweep import Sweeper
 from pbem.worker import Worker
@@ -81,6 +81,7 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
     db = Database(config.database.url)
     services = build_services(config, db)
     worker, sweeper = Worker(db, services), Sweeper(db, services)
+    load_variants()
     freeze_startup_heap()
     try:
         while not _Stop.asked:
