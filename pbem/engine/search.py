@@ -70,8 +70,8 @@ _CLOCK_EVERY = 64
 #: A capture that cannot lift the score to alpha even with this much to spare is not tried in quiescence.
 _DELTA_MARGIN = 200
 _EVAL_CACHE = 200_000
-#: Late-move reductions: from this depth left, from this place in the move order, one ply less;
-#: two plies less from the second place at the second depth.
+#: Late-move reductions: a quiet move from the fourth in the order on (index 3), with 3 plies or more
+#: left, is searched a ply shallower; from the eleventh (index 10), with 5 plies or more left, two.
 _REDUCE_DEPTH, _REDUCE_FROM = 3, 3
 _REDUCE_MORE_DEPTH, _REDUCE_MORE_FROM = 5, 10
 
