@@ -87,6 +87,8 @@ class Server:
         self._computer_event.set()  # a finished turn frees a worker for the next one
 
     async def start(self) -> None:
+        # Before anything is served: the first mail does not wait for them, and the freeze below keeps them.
+        await asyncio.to_thread(load_variants)
         loop = asyncio.get_running_loop()
         handler = InboundHandler(self.db, self.addresses, on_stored=self._wake_worker)
         factory = make_smtp_factory(handler, self.config.smtp.max_message_bytes,
@@ -108,7 +110,6 @@ class Server:
                        asyncio.create_task(self._computer_loop(), name="pbem-computer")]
         self.alarm.start()
         self.alarm.wake_at(self.services.now())  # deadlines that passed while we were down, once
-        await asyncio.to_thread(load_variants)  # before the freeze, and not on the first mail's time
         freeze_startup_heap()
         log.info("pbem listening on %s:%d for %s", self.config.smtp.host, self.port,
                  self.addresses.public)
