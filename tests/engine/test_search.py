@@ -217,11 +217,18 @@ def test_reductions_search_fewer_nodes_to_the_same_depth(key: str) -> None:
 
 
 def test_only_level_5_and_analyses_reduce() -> None:
+    from pbem.app.thinking import Question, _limits
     from pbem.cli.main import analysis_limits
 
     assert [limits_for_level(level).reductions for level in LEVELS] == [False, False, False, False, True]
     assert analysis_limits(None, 5.0).reductions and analysis_limits(5, None).reductions
     assert not analysis_limits(4, None).reductions and analysis_limits(5, None).noise == 0
+
+    def asked(level: int) -> Question:
+        return Question(variant="space-chess", rules="{}", view={}, seat="white", level=level, seconds=5.0, seed=1)
+
+    assert _limits(asked(0)).reductions  # an analysis mailed to a player or organiser
+    assert [_limits(asked(level)).reductions for level in LEVELS] == [False] * 4 + [True]
 
 
 @pytest.mark.parametrize("key", KEYS)
