@@ -34,6 +34,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "referee": "",
         "error_replies_per_hour": 20,
         "worker_process": False,
+        "picture_process": True,
     },
     "smtp": {
         "host": "127.0.0.1",
@@ -96,6 +97,7 @@ class ServerSection:
     referee: str
     error_replies_per_hour: int
     worker_process: bool  # apply mail in a process of its own (a second core); false: in the server's
+    picture_process: bool  # draw the mails' board pictures in a process of their own; false: in the server's
 
 
 @dataclass(frozen=True, slots=True)

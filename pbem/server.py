@@ -15,6 +15,7 @@ from pbem.config import Config
 from pbem.heap import freeze_startup_heap
 from pbem.mail.delivery import Deliverer
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
+from pbem.picture_process import PictureProcess
 from pbem.scheduler import Alarm
 from pbem.startup import build_services, load_variants
 from pbem.store.db import Database, Leadership
@@ -48,8 +49,10 @@ class Server:
         self.worker_process: MailWorkerProcess | None = (
             MailWorkerProcess(config, self._worker_reported) if uses_worker_process(config) else None)
         self.worker: Worker | None = Worker(self.db, self.services) if self.worker_process is None else None
-        self.deliverer = Deliverer(self.db, config.outbound.smtp_host,
-                                   config.outbound.smtp_port, config.outbound.maildir)
+        #: The mails' board pictures, drawn at delivery in a process of their own ([server] picture_process).
+        self.pictures: PictureProcess | None = PictureProcess() if config.server.picture_process else None
+        self.deliverer = Deliverer(self.db, config.outbound.smtp_host, config.outbound.smtp_port,
+                                   config.outbound.maildir, draw=self.pictures.draw if self.pictures else None)
         self.sweeper = Sweeper(self.db, self.services)
         self.computer = ComputerPlayer(self.db, self.services, on_mail=self._wake_delivery)
         self.leadership = Leadership(self.db)
@@ -65,6 +68,7 @@ class Server:
         self._stopping = asyncio.Event()
         self._server: asyncio.base_events.Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._pictures_start: asyncio.Task[None] | None = None  # not a loop: /healthz does not watch it
         self.port: int = 0
 
     def _wake_worker(self) -> None:
@@ -108,6 +112,8 @@ class Server:
         self._tasks = [asyncio.create_task(work, name="pbem-worker"),
                        asyncio.create_task(self._deliver_loop(), name="pbem-delivery"),
                        asyncio.create_task(self._computer_loop(), name="pbem-computer")]
+        if self.pictures is not None:  # started beside the listener: neither start-up nor the first mail waits
+            self._pictures_start = asyncio.create_task(asyncio.to_thread(self.pictures.start), name="pbem-pictures")
         self.alarm.start()
         self.alarm.wake_at(self.services.now())  # deadlines that passed while we were down, once
         freeze_startup_heap()
@@ -207,6 +213,11 @@ class Server:
                 await task
         await self.computer.stop()  # a search under way is dropped: its game is still due at the next start
         await asyncio.to_thread(self.deliverer.close)  # QUIT may wait on a relay served by this very loop
+        if self.pictures is not None:
+            if self._pictures_start is not None:
+                with contextlib.suppress(Exception):
+                    await self._pictures_start
+            await asyncio.to_thread(self.pictures.close)
         await asyncio.to_thread(self.leadership.release)
         self.db.dispose()
 

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from multiprocessing.connection import Connection
+from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 
 from pbem.config import Config
@@ -24,7 +25,8 @@ from pbem.store.db import Database
 from pbem.sweep import Sweeper
 from pbem.worker import Worker
 
-__all__ = ["POLL_SECONDS", "WORKER_BATCH", "MailWorkerProcess", "serve_mail", "uses_worker_process"]
+__all__ = ["POLL_SECONDS", "WORKER_BATCH", "MailWorkerProcess", "die_with", "forkserver", "serve_mail",
+           "uses_worker_process"]
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +42,20 @@ RESTART_SECONDS = 1.0
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with(server: int) -> None:
-    """Be killed with the server: a SIGKILLed server must not leave its worker applying mail beside the next
-    one (harmless, every batch is a transaction, but an operator expects one service). Our parent is the
-    fork server, which exits when the server does; a closed pipe ends the loop too."""
+def forkserver() -> ForkServerContext:
+    """The context pbem serve's children start from: forked from a fork server that has imported their
+    modules once, not spawned (a child starts in milliseconds instead of the second an import takes), and not
+    forked from the server, which has threads whose locks a fork would copy."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["pbem.worker_process", "pbem.picture_process"])
+    return context
+
+
+def die_with(server: int) -> None:
+    """Be killed with the server: a SIGKILLed server must not leave its children (the mail worker, the picture
+    process) working beside the next one's (harmless, every batch is a transaction, but an operator expects
+    one service). Our parent is the fork server, which exits when the server does; a closed pipe ends the
+    loop too."""
     with contextlib.suppress(Exception):  # Linux only
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
@@ -73,7 +85,7 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
                logging_as: tuple[str, str] | None) -> None:
     """The worker process's life: wait for a nudge (or POLL_SECONDS), apply the waiting mail and the deadline
     notices batch by batch, and report after each batch (so delivery starts at once) and each round."""
-    _die_with(server)
+    die_with(server)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
     signal.signal(signal.SIGTERM, _Stop.ask)
     if logging_as is not None:
@@ -115,11 +127,7 @@ class MailWorkerProcess:
     def __init__(self, config: Config, on_report: Callable[[str, datetime | None], None]) -> None:
         self.config = config
         self._on_report = on_report
-        # Forked from a fork server that has imported the worker once, not spawned: a worker starts in
-        # milliseconds instead of the second an import takes (and not forked from the server, which has
-        # threads whose locks a fork would copy).
-        self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload([__name__])
+        self._context = forkserver()
         # Nudges go through a pipe, not a multiprocessing.Event: a worker killed while holding the Event's
         # lock would leave the server blocked in set() for good.
         self._nudges: Connection | None = None

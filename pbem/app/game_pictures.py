@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import struct
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,11 +13,10 @@ from pbem.engine.base import Audience, Recipient, Seat, View
 from pbem.engine.board_view import Highlight, Mark
 from pbem.mail.compose import HtmlSource, InlineImage
 from pbem.pictures.animation import animated_gif
-from pbem.pictures.render import render_png
+from pbem.pictures.render import picture_size
 from pbem.store.models import Game, MoveRecord
 
-__all__ = ["Picture", "board_picture", "game_animation", "highlights_of", "html_source", "move_rows",
-           "store_highlights"]
+__all__ = ["Picture", "game_animation", "highlights_of", "html_source", "move_rows", "store_highlights"]
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +31,8 @@ FRAME_MS, LAST_FRAME_MS = 900, 4000
 
 @dataclass(frozen=True, slots=True)
 class Picture:
-    """A board picture ready for a mail: the inline image and the size it is displayed at (CSS pixels)."""
+    """A board picture for a mail: the inline image (drawn when the mail is delivered:
+    pbem.mail.later_pictures) and the size it is displayed at (CSS pixels)."""
 
     image: InlineImage
     width: int
@@ -52,23 +51,11 @@ def store_highlights(game: Game, highlights: Sequence[Highlight]) -> None:
     game.extras = extras
 
 
-def _png_size(png: bytes) -> tuple[int, int]:
-    width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk follows the 8-byte signature
-    return int(width), int(height)
-
-
-def board_picture(game: Game, state: Any, audience: Recipient, cid: str, highlight: bool = True) -> Picture | None:
-    """The board of ``state`` as ``audience`` may see it, the last move highlighted unless ``highlight`` is
-    False (observers who see the game late must not learn the last move); None without a picture."""
-    return _picture(game, engine_for(game).view(state, audience, highlights_of(game) if highlight else ()), cid)
-
-
 def _picture(game: Game, view: View, cid: str) -> Picture | None:
     if view.board is None:
         return None
-    png = render_png(view.board, scale=SCALE)
-    width, height = _png_size(png)
-    return Picture(InlineImage(cid, png, filename=f"game-{game.id}.png"), width // SCALE, height // SCALE)
+    width, height = picture_size(view.board)
+    return Picture(InlineImage(cid, b"", filename=f"game-{game.id}.png", board=view.board, scale=SCALE), width, height)
 
 
 def move_rows(moves: Sequence[MoveRecord]) -> tuple[tuple[str, str, str], ...]:

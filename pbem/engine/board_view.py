@@ -5,8 +5,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["BoardView", "Cell", "Highlight", "Mark", "Panel", "Piece", "PieceKind"]
+__all__ = ["BoardView", "Cell", "Highlight", "Mark", "Panel", "Piece", "PieceKind", "board_from_data", "board_to_data"]
 
 #: A cell of a panel as drawn: (column from the left, row from the top), both from 0.
 Cell = tuple[int, int]
@@ -113,3 +114,36 @@ class BoardView:
             for cell, found in panel.marks:
                 if found is mark:
                     yield panel, cell
+
+
+def board_to_data(view: BoardView) -> dict[str, Any]:
+    """``view`` as JSON-ready data (a mail's picture is drawn from it at delivery: pbem.mail.later_pictures)."""
+    return {
+        "panels": [{
+            "title": panel.title, "columns": panel.columns, "rows": panel.rows,
+            "file_labels": list(panel.file_labels), "rank_labels": list(panel.rank_labels),
+            "pieces": [[column, row, piece.kind.value, piece.white] for (column, row), piece in panel.pieces],
+            "marks": [[column, row, mark.value] for (column, row), mark in panel.marks],
+            "dark": sorted(panel.dark), "missing": sorted(panel.missing), "at": list(panel.at),
+        } for panel in view.panels],
+        "notes": list(view.notes),
+        "legend": [[kind.value, name] for kind, name in view.legend],
+    }
+
+
+def board_from_data(data: dict[str, Any]) -> BoardView:
+    """The view :func:`board_to_data` wrote, equal to the one it was given."""
+    return BoardView(
+        panels=tuple(Panel(
+            title=panel["title"], columns=panel["columns"], rows=panel["rows"],
+            file_labels=tuple(panel["file_labels"]), rank_labels=tuple(panel["rank_labels"]),
+            pieces=tuple(((column, row), Piece(PieceKind(kind), white))
+                         for column, row, kind, white in panel["pieces"]),
+            marks=tuple(((column, row), Mark(mark)) for column, row, mark in panel["marks"]),
+            dark=frozenset((column, row) for column, row in panel["dark"]),
+            missing=frozenset((column, row) for column, row in panel["missing"]),
+            at=(float(panel["at"][0]), float(panel["at"][1])),
+        ) for panel in data["panels"]),
+        notes=tuple(data["notes"]),
+        legend=tuple((PieceKind(kind), name) for kind, name in data["legend"]),
+    )

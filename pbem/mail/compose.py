@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import binascii
 import contextlib
+import json
 import re
 import uuid
 from collections.abc import Iterable, Sequence
@@ -16,10 +17,11 @@ from email.policy import SMTP, Policy
 from email.utils import format_datetime, formataddr
 from html import escape
 
+from pbem.engine.board_view import BoardView, board_to_data
 from pbem.store.vocabulary import OutboxKind
 
-__all__ = ["Attachment", "Composed", "HtmlSource", "InlineImage", "Outgoing", "SecretLeakError", "compose",
-           "message_ids", "new_message_id", "plain_address", "scan_for_secrets"]
+__all__ = ["Attachment", "Composed", "HtmlSource", "InlineImage", "Outgoing", "SecretLeakError", "base64_lines",
+           "compose", "message_ids", "new_message_id", "plain_address", "scan_for_secrets"]
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -36,6 +38,9 @@ class InlineImage:
     data: bytes
     subtype: str = "png"
     filename: str = "board.png"
+    #: A board to draw at delivery instead of ``data`` (empty then): see pbem.mail.later_pictures.
+    board: BoardView | None = field(default=None, repr=False)
+    scale: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +198,8 @@ class Composed:
 
     message_id: str
     raw: bytes
+    #: The pictures to draw into ``raw`` before it is sent (JSON; "" for none): see pbem.mail.later_pictures.
+    pictures: str = ""
 
 
 def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Composed:
@@ -224,8 +231,9 @@ def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Compo
     headers += [("Auto-Submitted", auto_submitted), ("X-Auto-Response-Suppress", "All"),
                 ("Precedence", "bulk" if auto_submitted == "auto-generated" else "auto_reply")]
     out: list[str] = []
-    _write(_body(mail), out, headers)
-    return Composed(message_id, "".join(out).encode("ascii", "surrogateescape"))
+    later: list[dict[str, object]] = []
+    _write(_body(mail, later), out, headers)
+    return Composed(message_id, "".join(out).encode("ascii", "surrogateescape"), json.dumps(later) if later else "")
 
 
 @dataclass(slots=True)
@@ -244,12 +252,25 @@ def _multipart(subtype: str, boundary: str, parts: list[_Part]) -> _Part:
                  parts=parts, boundary=boundary)
 
 
-def _base64_part(content_type: str, data: bytes, more: list[tuple[str, str]]) -> _Part:
-    # base64.encodebytes' lines of 76 characters, but CRLF-ended at once: a picture's 500 lines in one pass.
+def base64_lines(data: bytes) -> str:
+    """``data`` in base64.encodebytes' lines of 76 characters, but CRLF-ended at once (a picture's 500 lines in
+    one pass)."""
     encoded = binascii.b2a_base64(data, newline=False).decode("ascii")
-    lines = "".join(f"{encoded[start:start + 76]}\r\n" for start in range(0, len(encoded), 76))
+    return "".join(f"{encoded[start:start + 76]}\r\n" for start in range(0, len(encoded), 76))
+
+
+def _base64_part(content_type: str, lines: str, more: list[tuple[str, str]]) -> _Part:
     return _Part([("Content-Type", content_type), ("MIME-Version", "1.0"), ("Content-Transfer-Encoding", "base64"),
                   *more], lines, crlf=True)
+
+
+def _image_lines(image: InlineImage, marker: str, later: list[dict[str, object]]) -> str:
+    """The image's base64 lines; for a board drawn at delivery, one line ``marker`` that stands in for them
+    (a boundary stem followed by a number: base64 has no '=_', and no part holds the stem)."""
+    if image.board is None:
+        return base64_lines(image.data)
+    later.append({"marker": marker, "scale": image.scale, "board": board_to_data(image.board)})
+    return f"{marker}\r\n"
 
 
 #: Longer lines go quoted-printable or base64 whatever their characters: SMTP allows 998 octets a line.
@@ -277,7 +298,7 @@ def _html_part(html: str) -> _Part:
                       else html, "html")
 
 
-def _body(mail: Outgoing) -> _Part:
+def _body(mail: Outgoing, later: list[dict[str, object]]) -> _Part:
     """The body parts: plain text alone, or text and HTML as alternatives, with pictures and attachments.
 
     multipart/mixed [ multipart/alternative [ text/plain, multipart/related [ text/html, image/png ... ] ],
@@ -289,13 +310,15 @@ def _body(mail: Outgoing) -> _Part:
     if mail.html:
         html = _html_part(mail.html)
         if mail.images:
-            pictures = [_base64_part(f"image/{image.subtype}", image.data, [
+            pictures = [_base64_part(f"image/{image.subtype}", _image_lines(image, f"{boundary}.picture.{number}",
+                                                                            later), [
                 ("Content-ID", f"<{image.cid}>"),
-                ("Content-Disposition", f'inline; filename="{image.filename}"')]) for image in mail.images]
+                ("Content-Disposition", f'inline; filename="{image.filename}"')])
+                for number, image in enumerate(mail.images)]
             html = _multipart("related", f"{boundary}.r", [html, *pictures])
         message = _multipart("alternative", f"{boundary}.a", [message, html])
     if mail.attachments:
-        files = [_base64_part(f"{item.maintype}/{item.subtype}", item.data, [
+        files = [_base64_part(f"{item.maintype}/{item.subtype}", base64_lines(item.data), [
             ("Content-Disposition", f'attachment; filename="{item.filename}"')]) for item in mail.attachments]
         message = _multipart("mixed", f"{boundary}.m", [message, *files])
     return message

@@ -8,6 +8,10 @@ import mailbox
 import secrets
 import smtplib
 import socket
+import threading
+import zlib
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,17 +20,21 @@ from sqlalchemy import bindparam
 from sqlmodel import col, select, update
 
 from pbem.mail.compose import plain_address
+from pbem.mail.later_pictures import finished
 from pbem.mail.sent_journal import SentJournal
 from pbem.metrics import OUTBOX_RETRIED, OUTBOX_SENT
 from pbem.store.db import Database
 from pbem.store.models import OutboxItem, utcnow
 from pbem.store.vocabulary import OutboxStatus
 
-__all__ = ["MAX_ATTEMPTS", "Deliverer", "dot_stuffed"]
+__all__ = ["MAX_ATTEMPTS", "RELAY_CONNECTIONS", "Deliverer", "dot_stuffed"]
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 30
+#: Relay connections a round sends on at once (a recipient's mails on one of them, in order): their round trips
+#: overlap, while a mail's final dot and its sent mark still go one at a time (see _run_lane).
+RELAY_CONNECTIONS = 4
 _BACKOFF_BASE_SECONDS = 2.0
 _BACKOFF_MAX_SECONDS = 3600.0
 _LEASE = timedelta(minutes=5)
@@ -37,27 +45,69 @@ _FOLD = (update(OutboxItem)
                  leased_by=""))
 
 
+#: What a failed sending raises: the relay's refusals and the network's errors (counted; retried unless permanent).
+_SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
+
+
 def _backoff(attempts: int) -> timedelta:
     return timedelta(seconds=min(_BACKOFF_MAX_SECONDS, _BACKOFF_BASE_SECONDS * 2 ** max(0, attempts - 1)))
 
 
 
 class _RelayConnection(smtplib.SMTP):
-    """smtplib's client, keeping the relay's answer to the last DATA (for the delivery log line)."""
+    """smtplib's client, sending one mail in two steps: everything but the final dot, then the dot.
+
+    Until the relay has the final dot it has taken nothing (RFC 5321 4.1.1.4): a crash before it sends
+    nothing, a crash between the relay's 250 and our mark sends the mail again. So the deliverer runs
+    the first step on several connections at once and the second one at a time (see Deliverer).
+    """
 
     last_data_reply: tuple[int, bytes] = (0, b"")
 
-    def data(self, msg: Any) -> tuple[int, bytes]:
-        """smtplib's DATA for the outbox's bytes (CRLF line ends already), with the dots stuffed by two
-        bytes replacements: smtplib's regular expression took 0.2 ms on a mail with a picture."""
+    def connect(self, host: str = "localhost", port: int = 0, source_address: Any = None) -> tuple[int, bytes]:
+        answer = super().connect(host, port, source_address)
+        # The final dot follows the content as a write of its own: with Nagle's algorithm it would wait for
+        # the relay to acknowledge the content, which a relay delays (40 ms on Linux) while it has nothing to say.
+        if self.sock is not None and self.sock.family in (socket.AF_INET, socket.AF_INET6):
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return answer
+
+    def begin_mail(self, recipient: str, raw: bytes, options: list[str]) -> None:
+        """MAIL (null sender: these are automatic replies, bounces must not loop back to us), RCPT, DATA and
+        the content, as smtplib.sendmail sends them, but not the final dot. The dots are stuffed by two bytes
+        replacements: smtplib's regular expression took 0.2 ms on a mail with a picture."""
+        self.ehlo_or_helo_if_needed()
+        size = [f"size={len(raw)}"] if self.does_esmtp and self.has_extn("size") else []
+        code, answer = self.mail("", [*size, *options])
+        if code != 250:
+            self._refused(code)
+            raise smtplib.SMTPSenderRefused(code, answer, "")
+        code, answer = self.rcpt(recipient)
+        if code not in (250, 251):
+            self._refused(code)
+            raise smtplib.SMTPRecipientsRefused({recipient: (code, answer)})
         self.putcmd("data")
         code, answer = self.getreply()
         if code != 354:
+            self._refused(code)
             raise smtplib.SMTPDataError(code, answer)
-        raw = bytes(msg)
-        self.send(b"".join((dot_stuffed(raw), b"" if raw.endswith(b"\r\n") else b"\r\n", b".\r\n")))
-        self.last_data_reply = self.getreply()
-        return self.last_data_reply
+        self.send(b"".join((dot_stuffed(raw), b"" if raw.endswith(b"\r\n") else b"\r\n")))
+
+    def end_mail(self) -> tuple[int, bytes]:
+        """The final dot; from the relay's 250 on, the mail is the relay's."""
+        self.send(b".\r\n")
+        code, answer = self.getreply()
+        if code != 250:
+            self._refused(code)
+            raise smtplib.SMTPDataError(code, answer)
+        self.last_data_reply = (code, answer)
+        return code, answer
+
+    def _refused(self, code: int) -> None:
+        if code == 421:  # the relay is closing the connection
+            self.close()
+        else:
+            self._rset()  # type: ignore[attr-defined]
 
 
 def dot_stuffed(raw: bytes) -> bytes:
@@ -69,14 +119,22 @@ def dot_stuffed(raw: bytes) -> bytes:
 class Deliverer:
     """Sends due outbox rows through the relay (or into the Maildir), oldest first."""
 
-    def __init__(self, db: Database, smtp_host: str, smtp_port: int, maildir: str, batch: int = 50) -> None:
+    def __init__(self, db: Database, smtp_host: str, smtp_port: int, maildir: str, batch: int = 50,
+                 draw: Callable[[dict[str, Any]], bytes] | None = None) -> None:
+        """``draw``: how a mail's picture is drawn (pbem.mail.later_pictures; pbem serve's picture process)."""
         self.db = db
         self.smtp_host = smtp_host
         self.smtp_port = smtp_port
         self.maildir = Path(maildir)
         self.batch = batch
         self.instance = secrets.token_hex(8)  # names this process's leases
-        self._smtp: _RelayConnection | None = None
+        self._connections: dict[int, _RelayConnection] = {}  # by lane (see _lanes)
+        self._lane_pool: ThreadPoolExecutor | None = None
+        self._one_at_a_time = threading.Lock()  # from a mail's final dot to its mark (see _run_lane)
+        # Draws the pictures of a round's mails (pbem.mail.later_pictures) while this thread waits for the
+        # relay's answers: drawing one after the other with the sending made the deliverer the server's bound.
+        self._drawer: ThreadPoolExecutor | None = None
+        self._draw = draw
         # SQLite in a file: sent marks go to a journal beside it first (see SentJournal); else to the outbox.
         self.journal = SentJournal(Path(f"{db.sqlite_file}.sent")) if db.sqlite_file is not None else None
 
@@ -144,65 +202,131 @@ class Deliverer:
             return len(marks)
 
     def _deliver_round(self) -> int:
-        sent = 0
         items = self._claim_due()
-        if items:
-            # The worker commits without waiting for the disk (Database.transaction): what these mails
-            # report must be on disk before they leave, or a power cut could take back a move already told.
-            self.db.sync_to_disk()
+        if not items:
+            return 0
+        # The worker commits without waiting for the disk (Database.transaction): what these mails
+        # report must be on disk before they leave, or a power cut could take back a move already told.
+        self.db.sync_to_disk()
+        if self._drawer is None and any(item.pictures for item in items):
+            self._drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbem-draw")
+        drawn = {item.id: self._drawer.submit(finished, item.raw, item.pictures, self._draw)
+                 for item in items if self._drawer is not None and item.pictures}
+        try:
+            lanes = self._lanes(items)
+            if len(lanes) == 1 or not self._open(0):  # the relay down: lane 0 finds it, and the round stops
+                return self._run_lane(0, items, drawn)
+            if self._lane_pool is None:
+                self._lane_pool = ThreadPoolExecutor(max_workers=RELAY_CONNECTIONS, thread_name_prefix="pbem-relay")
+            running = [self._lane_pool.submit(self._run_lane, number, lane, drawn) for number, lane in enumerate(lanes)]
+            return sum(lane.result() for lane in running)
+        finally:
+            for future in drawn.values():
+                future.cancel()  # a round cut short: its mails are drawn again when they are sent
+
+    def _lanes(self, items: list[OutboxItem]) -> list[list[OutboxItem]]:
+        """The round's mails by relay connection: one recipient's mails on one connection, in their order."""
+        if not self.smtp_host:
+            return [items]  # a Maildir: no round trips to overlap
+        lanes: dict[int, list[OutboxItem]] = {}
+        for item in items:
+            lanes.setdefault(zlib.crc32(item.recipient.lower().encode("utf-8", "replace")) % RELAY_CONNECTIONS,
+                             []).append(item)
+        return [lanes[number] for number in sorted(lanes)]
+
+    def _run_lane(self, lane: int, items: list[OutboxItem], drawn: dict[int | None, Future[bytes]]) -> int:
+        """Send ``items`` in order on connection ``lane``; how many were sent."""
+        sent = 0
         for index, item in enumerate(items):
+            ahead = drawn.get(item.id)
             try:
-                self._send(item)
-            except (OSError, smtplib.SMTPException, UnicodeError) as error:
-                self._close()
-                retry_at = self._mark_failed(item, error)
-                if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
-                    # The relay is down: the rest of the round retries with this mail, not after the lease.
-                    self._reschedule([other.id for other in items[index + 1:]], retry_at or utcnow())
+                raw = ahead.result() if ahead is not None else item.raw
+                recipient = self._begin(lane, item, raw)
+            except _SEND_ERRORS as error:
+                if self._failed(lane, item, error, items[index + 1:]):
                     break
                 continue
-            self._mark_sent(item)
+            # One mail at a time between its final dot and its mark: a crash re-sends at most one mail,
+            # however many connections were sending.
+            with self._one_at_a_time:
+                try:
+                    code, answer = self._end(lane, item, raw)
+                except _SEND_ERRORS as error:
+                    if self._failed(lane, item, error, items[index + 1:]):
+                        break
+                    continue
+                self._mark_sent(item)
             OUTBOX_SENT.inc()
             sent += 1
+            log.info("outbox %s to %s delivered (%d bytes): %s", item.id, recipient, len(raw),
+                     f"relay said {code} {answer.decode('utf-8', 'replace')[:200]}" if self.smtp_host
+                     else f"written to the Maildir as {answer.decode()}")
         return sent
+
+    def _failed(self, lane: int, item: OutboxItem, error: BaseException, rest: list[OutboxItem]) -> bool:
+        """Count ``item``'s failed attempt; True when the relay is down (``rest`` then retries with it)."""
+        self._close(lane)
+        retry_at = self._mark_failed(item, error)
+        if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
+            # The relay is down: the rest of the lane retries with this mail, not after the lease.
+            self._reschedule([other.id for other in rest], retry_at or utcnow())
+            return True
+        return False
 
     def _reschedule(self, ids: list[int | None], when: datetime) -> None:
         if ids:
             self.db.write(update(OutboxItem).where(col(OutboxItem.id).in_(ids))
                           .values(next_attempt_at=when, leased_by=""))
 
-    def _send(self, item: OutboxItem) -> None:
+    def _open(self, lane: int) -> _RelayConnection | None:
+        """Connection ``lane`` to the relay, opened if need be; None when the relay cannot be reached."""
+        connection = self._connections.get(lane)
+        if connection is None:
+            try:
+                connection = _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
+                connection.ehlo_or_helo_if_needed()
+            except _SEND_ERRORS:
+                return None
+            self._connections[lane] = connection
+        return connection
+
+    def _begin(self, lane: int, item: OutboxItem, raw: bytes) -> str:
+        """Everything of ``item``'s sending but what makes it the relay's; the recipient, as it was sent to."""
+        recipient = plain_address(item.recipient).encode("ascii", "surrogateescape").decode("utf-8", "replace")
+        if not self.smtp_host:
+            return recipient
+        connection = self._connections.get(lane) or _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
+        self._connections[lane] = connection
+        # An internationalised mailbox (RFC 6531) needs SMTPUTF8; a relay without it refuses
+        # with SMTPNotSupportedError, which is permanent (see _mark_failed).
+        connection.begin_mail(recipient, raw, [] if recipient.isascii() else ["SMTPUTF8"])
+        return recipient
+
+    def _end(self, lane: int, item: OutboxItem, raw: bytes) -> tuple[int, bytes]:
+        """Make ``item``'s mail the relay's (its final dot), or write it to the Maildir; what was answered."""
         if not self.smtp_host:
             # mailbox.Maildir only creates tmp/new/cur when the folder itself is missing.
             for sub in ("tmp", "new", "cur"):
                 (self.maildir / sub).mkdir(parents=True, exist_ok=True)
-            key = mailbox.Maildir(self.maildir, create=False).add(item.raw)
-            log.info("outbox %s to %s delivered (%d bytes): written to the Maildir as %s", item.id, item.recipient,
-                     len(item.raw), key)
-            return
-        if self._smtp is None:
-            self._smtp = _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
-            self._smtp.ehlo_or_helo_if_needed()
-        recipient = plain_address(item.recipient).encode("ascii", "surrogateescape").decode("utf-8", "replace")
-        # An internationalised mailbox (RFC 6531) needs SMTPUTF8; a relay without it refuses
-        # with SMTPNotSupportedError, which is permanent (see _mark_failed).
-        options = [] if recipient.isascii() else ["SMTPUTF8"]
-        # Null envelope sender: these are automatic replies, bounces must not loop back to us.
-        refused = self._smtp.sendmail("", [recipient], item.raw, mail_options=options)
-        if refused:
-            raise smtplib.SMTPRecipientsRefused(refused)
-        code, answer = self._smtp.last_data_reply
-        log.info("outbox %s to %s delivered (%d bytes): relay said %d %s", item.id, item.recipient, len(item.raw),
-                 code, answer.decode("utf-8", "replace")[:200])
+            return 0, mailbox.Maildir(self.maildir, create=False).add(raw).encode()
+        return self._connections[lane].end_mail()
 
-    def _close(self) -> None:
-        if self._smtp is not None:
-            with contextlib.suppress(OSError, smtplib.SMTPException):
-                self._smtp.quit()
-            self._smtp = None
+    def _close(self, lane: int | None = None) -> None:
+        """Close connection ``lane`` (None: all of them)."""
+        for number in [lane] if lane is not None else list(self._connections):
+            connection = self._connections.pop(number, None)
+            if connection is not None:
+                with contextlib.suppress(OSError, smtplib.SMTPException):
+                    connection.quit()
 
     def close(self) -> None:
         self._close()
+        if self._drawer is not None:
+            self._drawer.shutdown(wait=False, cancel_futures=True)
+            self._drawer = None
+        if self._lane_pool is not None:
+            self._lane_pool.shutdown(wait=False, cancel_futures=True)
+            self._lane_pool = None
         if self.journal is not None:
             self.journal.close()
 

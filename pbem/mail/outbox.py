@@ -32,7 +32,8 @@ def queue_mail(session: Session, mail: Outgoing, addresses: AddressBook, forbidd
     composed = compose(mail, addresses.public, SENDER_NAME, addresses.domain)
     message_id = composed.message_id
     session.connection().execute(_INSERT, {
-        "recipient": mail.to, "message_id": message_id, "raw": composed.raw, "game_id": mail.game_id,
+        "recipient": mail.to, "message_id": message_id, "raw": composed.raw, "pictures": composed.pictures,
+        "game_id": mail.game_id,
         "kind": mail.kind, "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": utcnow(),
         "leased_by": "", "last_error": "", "created_at": now, "sent_at": None})
     return message_id

@@ -197,6 +197,8 @@ class OutboxItem(SQLModel, table=True):
     recipient: str = Field(max_length=320, index=True)
     message_id: str = Field(max_length=998)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    #: Boards to draw into ``raw`` before it is sent (JSON, "" for none; pbem.mail.later_pictures).
+    pictures: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
     game_id: int | None = Field(default=None, index=True)
     kind: str = Field(default=OutboxKind.REPLY, max_length=16)
     status: str = Field(default=OutboxStatus.PENDING, max_length=16, index=True)

@@ -48,5 +48,5 @@ def purge_old_mail(db: Database, now: datetime, inbound_days: float, outbound_da
             .where(col(OutboxItem.status) == OutboxStatus.SENT,
                    func.coalesce(col(OutboxItem.sent_at), col(OutboxItem.created_at)) < outbound_before,
                    text(UNPURGED))
-            .values(raw=b"")))
+            .values(raw=b"", pictures="")))
     return Purged(inbound=inbound.rowcount, outbound=outbound.rowcount)

@@ -19,6 +19,7 @@ from sqlmodel import col, select
 from pbem.commands.registry import looks_like_command
 from pbem.mail.delivery import Deliverer
 from pbem.mail.inbound.parse import parse_mail
+from pbem.mail.later_pictures import finished
 from pbem.mail.smtpd import store_inbound
 from pbem.store.models import InboxItem, OutboxItem
 from tests.helpers.harness import Harness, body_of
@@ -77,7 +78,8 @@ def deliver(pipe: Pipeline, raw: bytes, envelope: str, to: str) -> Outcome:
         rows = session.exec(select(OutboxItem).where(col(OutboxItem.id) > last_out)
                             .order_by(col(OutboxItem.id))).all()
         assert item is not None
-        return Outcome(stored, item.status, item.error, [(row.recipient, row.raw) for row in rows])
+        queued = [(row.recipient, finished(row.raw, row.pictures)) for row in rows]
+        return Outcome(stored, item.status, item.error, queued)
 
 
 def register(pipe: Pipeline, address: str) -> str:

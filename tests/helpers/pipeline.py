@@ -15,6 +15,7 @@ from pathlib import Path
 from sqlmodel import col, select
 
 from pbem.config import load_config
+from pbem.mail.later_pictures import finished
 from pbem.mail.smtpd import store_inbound
 from pbem.startup import build_services
 from pbem.store.db import Database
@@ -107,7 +108,7 @@ class Pipeline:
                                 .order_by(col(OutboxItem.id))).all()
             mails = []
             for row in rows:
-                message = email.message_from_bytes(row.raw, policy=default_policy)
+                message = email.message_from_bytes(finished(row.raw, row.pictures), policy=default_policy)
                 assert isinstance(message, EmailMessage)
                 mails.append((row.recipient, message))
                 row.status = "sent"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import mailbox
 import random
 import smtplib
@@ -178,6 +179,67 @@ def test_lines_that_begin_with_a_period_reach_the_relay_unchanged(tmp_path: Path
         assert deliverer.deliver_due() == 3
         # The relay's copy ends with the line end DATA needs; nothing else differs.
         assert sink.raw == [raw if raw.endswith(b"\r\n") else raw + b"\r\n" for raw in bodies]
+    finally:
+        deliverer.close()
+        relay.stop()
+        pipe.close()
+
+
+class SlowSink:
+    """A relay that takes its time (a smarthost across a network): it counts the transactions open at once, and
+    the mails it is taking at once (from a mail's final dot to its answer)."""
+
+    def __init__(self, pause: float) -> None:
+        self.pause = pause
+        self.received: list[tuple[str, bytes]] = []
+        self.open = self.most_open = 0
+        self.taking = self.most_taking = 0
+
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          options: list[str]) -> str:
+        self.open += 1
+        self.most_open = max(self.most_open, self.open)
+        await asyncio.sleep(self.pause)
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        self.taking += 1
+        self.most_taking = max(self.most_taking, self.taking)
+        await asyncio.sleep(self.pause)
+        assert isinstance(envelope.original_content, bytes)
+        self.received.append((envelope.rcpt_tos[0], envelope.original_content))
+        self.taking -= 1
+        self.open -= 1
+        return "250 OK"
+
+
+def test_mails_to_several_players_go_on_several_connections_and_are_taken_one_at_a_time(tmp_path: Path) -> None:
+    pipe = Pipeline(tmp_path)
+    sink = SlowSink(pause=0.05)
+    relay = Controller(sink, hostname="127.0.0.1", port=free_port())
+    relay.start()
+    deliverer = Deliverer(pipe.db, "127.0.0.1", relay.port, str(tmp_path / "unused"))
+    recipients = [f"p{number % 8}@players.example" for number in range(24)]  # three mails to each of eight
+    try:
+        with pipe.db.transaction() as session:
+            for number, recipient in enumerate(recipients):
+                session.add(OutboxItem(recipient=recipient, message_id=f"<{number}@test>",
+                                       raw=f"Subject: {number}\r\n\r\nmail {number}\r\n".encode(),
+                                       next_attempt_at=utcnow(), created_at=utcnow()))
+        started = time.monotonic()
+        assert deliverer.deliver_due() == 24
+        took = time.monotonic() - started
+        # The RCPT round trips overlap on RELAY_CONNECTIONS connections; one at a time they take 24 pauses.
+        assert sink.most_open > 1
+        assert took < 24 * 2 * sink.pause
+        # But no two mails are between their final dot and their sent mark at once: a crash re-sends one.
+        assert sink.most_taking == 1
+        # Each player's mails in the order they were queued.
+        for player in set(recipients):
+            numbers = [int(raw.split(b"mail ")[1]) for to, raw in sink.received if to == player]
+            assert numbers == sorted(numbers) and len(numbers) == 3
+        assert {row.status for row in outbox(pipe)} == {"sent"}
     finally:
         deliverer.close()
         relay.stop()

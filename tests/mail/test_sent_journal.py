@@ -79,10 +79,7 @@ def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(t
             pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
         crashed = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
         # The round of a process that dies before its fold: every mail sent and marked in the journal.
-        claimed = crashed._claim_due()
-        for item in claimed:
-            crashed._send(item)
-            crashed._mark_sent(item)
+        assert crashed._run_lane(0, crashed._claim_due(), {}) == 3  # sends, marks in the journal, no fold
         crashed._close()
         assert len(sink.received) == 3
         assert {row.status for row in outbox(pipe)} == {"pending"}  # leased, marked only in the journal

@@ -1,0 +1,117 @@
+"""Delivery through a relay that takes its time (a smarthost across a network): mails/s on one relay connection
+against RELAY_CONNECTIONS, a crash still re-sending at most one mail (pbem.mail.delivery).
+
+The relay is an aiosmtpd server in a process of its own that waits ``--pause`` before each of its answers to
+MAIL, RCPT and the final dot (a round trip across a network); the mails are queued game-mail sized rows for
+``--players`` recipients, delivered by pbem's Deliverer from a fresh SQLite file.
+Usage: python bench/relay_lanes.py [--mails 200] [--players 40] [--pause 0.02] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import pbem.mail.delivery as delivery  # noqa: E402
+from pbem.store.models import OutboxItem, utcnow  # noqa: E402
+from tests.helpers.pipeline import Pipeline  # noqa: E402
+from tests.helpers.serving import free_port  # noqa: E402
+
+
+class SlowRelay:
+    """Answers MAIL, RCPT and the end of DATA after ``pause`` seconds each; counts what it took."""
+
+    def __init__(self, pause: float) -> None:
+        self.pause = pause
+
+    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:
+        await asyncio.sleep(self.pause)
+        envelope.mail_from = address
+        return "250 OK"
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:
+        await asyncio.sleep(self.pause)
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        await asyncio.sleep(self.pause)
+        return "250 OK"
+
+
+def serve_relay(port: int, pause: float) -> None:
+    from aiosmtpd.controller import Controller
+
+    controller = Controller(SlowRelay(pause), hostname="127.0.0.1", port=port)
+    controller.start()
+    while True:
+        time.sleep(3600)
+
+
+def deliver(connections: int, mails: int, players: int, port: int) -> float:
+    """Seconds to deliver ``mails`` queued mails on ``connections`` relay connections."""
+    delivery.RELAY_CONNECTIONS = connections
+    body = b"Subject: game mail\r\n\r\n" + (b"x" * 76 + b"\r\n") * 500  # about a game mail with its picture
+    with tempfile.TemporaryDirectory(prefix="pbem-relay-lanes-") as workdir:
+        pipe = Pipeline(Path(workdir))
+        try:
+            with pipe.db.transaction() as session:
+                for number in range(mails):
+                    session.add(OutboxItem(recipient=f"p{number % players}@players.example",
+                                           message_id=f"<{number}@bench>", raw=body, next_attempt_at=utcnow(),
+                                           created_at=utcnow()))
+            deliverer = delivery.Deliverer(pipe.db, "127.0.0.1", port, str(Path(workdir) / "unused"), batch=mails)
+            started = time.perf_counter()
+            sent = 0
+            while sent < mails:
+                round_sent = deliverer.deliver_due()
+                if not round_sent:
+                    raise SystemExit("relay_lanes: the relay refused the mails (see the log above)")
+                sent += round_sent
+            took = time.perf_counter() - started
+            deliverer.close()
+        finally:
+            pipe.close()
+    return took
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mails", type=int, default=200)
+    parser.add_argument("--players", type=int, default=40, help="recipients the mails go to")
+    parser.add_argument("--pause", type=float, default=0.02, help="the relay's wait before each answer (s)")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    port = free_port()
+    relay = multiprocessing.get_context("spawn").Process(target=serve_relay, args=(port, args.pause), daemon=True)
+    relay.start()
+    time.sleep(1.0)
+    try:
+        lanes = delivery.RELAY_CONNECTIONS
+        figures = {"mails": args.mails, "players": args.players, "pause_ms": 1000 * args.pause,
+                   "connections": lanes,
+                   "one_connection_mails_per_s": args.mails / deliver(1, args.mails, args.players, port),
+                   "lanes_mails_per_s": args.mails / deliver(lanes, args.mails, args.players, port)}
+    finally:
+        relay.kill()
+    print(f"delivery of {args.mails} mails to {args.players} players through a relay answering after "
+          f"{figures['pause_ms']:.0f} ms:\n"
+          f"  one relay connection       {figures['one_connection_mails_per_s']:7.1f} mails/s\n"
+          f"  {lanes} relay connections      {figures['lanes_mails_per_s']:7.1f} mails/s")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

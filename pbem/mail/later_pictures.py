@@ -1,0 +1,55 @@
+"""Board pictures drawn into a queued mail when it is delivered, not when the worker queues it.
+
+The worker applies moves one at a time, under the database's one writer lock; a picture is a
+quarter of its work on a move (docs/hot-path.md). So a game mail is queued with a marker line
+where its picture's base64 lines will go and, beside its bytes, the board to draw (the
+outbox's ``pictures`` column, JSON); the deliverer, in the server's process, draws it just
+before sending, and so does anything else that reads a queued mail. Drawing is deterministic:
+a mail sent again after a crash carries the same picture.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from PIL import Image
+
+from pbem.engine.board_view import board_from_data
+from pbem.mail.compose import base64_lines
+from pbem.pictures.render import render_png
+
+__all__ = ["blank_png", "draw_entry", "finished"]
+
+log = logging.getLogger(__name__)
+
+
+
+def finished(raw: bytes, pictures: str, draw: Callable[[dict[str, Any]], bytes] | None = None) -> bytes:
+    """``raw`` (an outbox row's bytes) with each picture ``pictures`` names drawn in place of its marker line,
+    by ``draw`` (default :func:`draw_entry`, here; pbem serve draws in a process of its own)."""
+    if not pictures:
+        return raw
+    for entry in json.loads(pictures):
+        marker = f"{entry['marker']}\r\n".encode("ascii")
+        raw = raw.replace(marker, base64_lines((draw or draw_entry)(entry)).encode("ascii"), 1)
+    return raw
+
+
+def draw_entry(entry: dict[str, Any]) -> bytes:
+    """The PNG of one entry of an outbox row's ``pictures``; a blank one if its board cannot be drawn."""
+    try:
+        return render_png(board_from_data(entry["board"]), scale=int(entry.get("scale", 1)))
+    except Exception:  # a board that cannot be drawn must not hold its mail back: the text tells the game
+        log.exception("picture %s could not be drawn; the mail goes with a blank one", entry.get("marker"))
+        return blank_png()
+
+
+def blank_png() -> bytes:
+    """A transparent 1x1 PNG: what a mail carries if its board cannot be drawn (it still goes out)."""
+    out = io.BytesIO()
+    Image.new("RGBA", (1, 1), (0, 0, 0, 0)).save(out, format="PNG")
+    return out.getvalue()

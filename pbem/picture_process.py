@@ -1,0 +1,118 @@
+"""Board pictures drawn in a process of their own, for the deliverer: the server's process only sends the mail.
+
+A picture is the largest piece of CPU in a move's mails (bench/move_cost.py). Drawn by the worker it
+lengthened the one sequence every move waits in; drawn by the deliverer in the server's process it
+competed for that process's interpreter lock with the listener and the relay connection, and delivery
+became the bound instead (docs/hot-path.md has both measurements). Here a child process draws, one
+picture at a time, on whatever core is free; the server's thread that asks waits on a pipe meanwhile,
+without the lock. If the child dies or stops answering, pictures are drawn in the server's process until
+RESTART_SECONDS have passed, and then in a new child: a mail is never held back for its picture.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from pbem.mail.later_pictures import draw_entry
+from pbem.worker_process import die_with, forkserver
+
+__all__ = ["ANSWER_SECONDS", "PictureProcess", "serve_pictures"]
+
+log = logging.getLogger(__name__)
+
+#: The longest wait for one picture (a few milliseconds normally) before the child is taken for stuck.
+ANSWER_SECONDS = 30.0
+#: After a child died or was stopped, pictures are drawn here for this long before another child starts.
+RESTART_SECONDS = 5.0
+
+
+def serve_pictures(server: int, requests: Connection) -> None:
+    """The child's life: draw each picture asked for (an outbox entry's JSON) and answer with its PNG."""
+    die_with(server)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
+    with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):  # the server closed the pipe, or is gone
+        while True:
+            entry = json.loads(requests.recv_bytes())
+            requests.send_bytes(draw_entry(entry))
+
+
+class PictureProcess:
+    """The server's side: ``draw`` one picture in the child (started on first use), or here if it cannot."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # one request on the pipe at a time
+        self._process: BaseProcess | None = None
+        self._pipe: Connection | None = None
+        self._failed_at = float("-inf")
+        self.drawn_here = 0  # pictures the server's process drew itself (a child was down): for the tests
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def start(self) -> None:
+        """Start the child now (pbem serve does, so that the first picture does not wait for it)."""
+        with self._lock:
+            self._connection()
+
+    def draw(self, entry: dict[str, Any]) -> bytes:
+        """The PNG of one outbox picture entry (pbem.mail.later_pictures)."""
+        with self._lock:
+            pipe = self._connection()
+            if pipe is not None:
+                try:
+                    pipe.send_bytes(json.dumps(entry).encode("utf-8"))
+                    if pipe.poll(ANSWER_SECONDS):
+                        return pipe.recv_bytes()
+                    log.error("picture process %s gave no picture in %.0f s; stopping it", self.pid, ANSWER_SECONDS)
+                except (EOFError, OSError) as error:
+                    log.error("picture process %s is gone (%s); drawing here for %.0f s", self.pid, error,
+                              RESTART_SECONDS)
+                self._stop()
+                self._failed_at = time.monotonic()
+            self.drawn_here += 1
+            return draw_entry(entry)
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+    def _connection(self) -> Connection | None:
+        if self._pipe is not None:
+            return self._pipe
+        if time.monotonic() - self._failed_at < RESTART_SECONDS:
+            return None
+        try:
+            ours, theirs = multiprocessing.Pipe(duplex=True)
+            process = forkserver().Process(target=serve_pictures, name="pbem-pictures", daemon=True,
+                                           args=(os.getpid(), theirs))
+            process.start()
+        except (OSError, RuntimeError) as error:  # out of processes or memory: draw here for a while
+            log.error("cannot start the picture process (%s); drawing here for %.0f s", error, RESTART_SECONDS)
+            self._failed_at = time.monotonic()
+            return None
+        theirs.close()
+        self._process, self._pipe = process, ours
+        log.info("picture process %d started", process.pid)
+        return ours
+
+    def _stop(self) -> None:
+        if self._pipe is not None:
+            self._pipe.close()  # the child's recv ends: it exits
+            self._pipe = None
+        process, self._process = self._process, None
+        if process is not None:
+            process.join(1.0)
+            if process.is_alive():
+                process.kill()
+                process.join(1.0)

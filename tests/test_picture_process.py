@@ -1,0 +1,116 @@
+"""The board pictures drawn in a process of their own: what pbem serve's deliverer sends is drawn there, the
+same PNG as drawn here; a child that dies or hangs costs no mail its picture, and another one takes over."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+import pbem.picture_process as picture_process
+from pbem.engine.board_view import board_to_data
+from pbem.mail.later_pictures import draw_entry
+from pbem.picture_process import PictureProcess
+from pbem.variants import get_variant
+from tests.helpers.harness import Harness, open_game
+from tests.test_worker_process import alive
+
+
+def _entry(variant: str = "tri-d") -> dict[str, object]:
+    engine = get_variant(variant)
+    board = engine.view(engine.setup(), engine.to_act(engine.setup()) or "public").board
+    assert board is not None
+    return {"marker": "=_test.picture.0", "scale": 1, "board": board_to_data(board)}
+
+
+def _png_of(mail: EmailMessage) -> bytes:
+    images = [part for part in mail.walk() if part.get_content_type() == "image/png"]
+    assert len(images) == 1
+    payload = images[0].get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    return payload
+
+
+def test_the_child_draws_what_this_process_would() -> None:
+    pictures = PictureProcess()
+    try:
+        for variant in ("tri-d", "space-chess", "outer-space", "voidrider", "hyperspace"):
+            entry = _entry(variant)
+            assert pictures.draw(entry) == draw_entry(entry), variant
+        assert pictures.pid is not None and pictures.pid != os.getpid() and alive(pictures.pid)
+        assert pictures.drawn_here == 0
+    finally:
+        pictures.close()
+    assert pictures.pid is None
+
+
+def test_a_killed_child_costs_no_picture_and_another_takes_over(monkeypatch: pytest.MonkeyPatch,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(picture_process, "RESTART_SECONDS", 0.5)
+    pictures = PictureProcess()
+    entry = _entry()
+    try:
+        pictures.start()
+        first = pictures.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        with caplog.at_level(logging.ERROR, logger="pbem.picture_process"):
+            assert pictures.draw(entry) == draw_entry(entry)  # drawn here meanwhile
+            assert pictures.draw(entry) == draw_entry(entry)
+        assert "is gone" in caplog.text
+        assert pictures.drawn_here == 2 and pictures.pid is None
+        time.sleep(0.6)
+        assert pictures.draw(entry) == draw_entry(entry)  # a new child
+        assert pictures.pid not in (None, first) and pictures.drawn_here == 2
+    finally:
+        pictures.close()
+
+
+def test_a_child_that_does_not_answer_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(picture_process, "ANSWER_SECONDS", 0.5)
+    pictures = PictureProcess()
+    entry = _entry()
+    try:
+        pictures.start()
+        stuck = pictures.pid
+        assert stuck is not None
+        os.kill(stuck, signal.SIGSTOP)
+        started = time.monotonic()
+        assert pictures.draw(entry) == draw_entry(entry)
+        assert time.monotonic() - started < 5
+        assert pictures.drawn_here == 1 and not alive(stuck)
+    finally:
+        pictures.close()
+
+
+def test_pbem_serve_draws_its_mails_pictures_in_the_child(tmp_path: Path) -> None:
+    harness = Harness(tmp_path)
+    try:
+        assert harness.server is not None and harness.server.pictures is not None
+        alice, bob, opening_a, _ = open_game(harness, "hyperspace")
+        alice.reply(opening_a, "Pe2-e4")
+        notice = bob.next_mail(lambda m: "Pe2-e4" in str(m.get_body(preferencelist=("plain",))))
+        assert _png_of(notice).startswith(b"\x89PNG")
+        pid = harness.server.pictures.pid
+        assert pid is not None and pid != os.getpid() and alive(pid)
+        assert harness.server.pictures.drawn_here == 0
+    finally:
+        harness.close()
+    assert not alive(pid)  # gone with the server
+
+
+def test_pictures_can_be_drawn_in_the_servers_own_process(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, PBEM_SERVER_PICTURE_PROCESS="false")
+    try:
+        assert harness.server is not None and harness.server.pictures is None
+        alice, bob, opening_a, _ = open_game(harness, "hyperspace")
+        alice.reply(opening_a, "Pe2-e4")
+        notice = bob.next_mail(lambda m: "Pe2-e4" in str(m.get_body(preferencelist=("plain",))))
+        assert _png_of(notice).startswith(b"\x89PNG")
+    finally:
+        harness.close()
