@@ -1,10 +1,12 @@
-"""Board pictures drawn in a process of their own, for the deliverer: the server's process only sends the mail.
+"""Board pictures drawn into queued mails in a process of their own, for the deliverer: the server's process only
+sends the mail.
 
 A picture is the largest piece of CPU in a move's mails (bench/move_cost.py). Drawn by the worker it
 lengthened the one sequence every move waits in; drawn by the deliverer in the server's process it
 competed for that process's interpreter lock with the listener and the relay connection, and delivery
-became the bound instead (docs/hot-path.md has both measurements). Here a child process draws, one
-picture at a time, on whatever core is free; the server's thread that asks waits on a pipe meanwhile,
+became the bound instead (docs/hot-path.md has both measurements). Here a child process draws them and
+writes them into the mail (their base64 lines, too, cost the server's process a twentieth of its time),
+one mail at a time, on whatever core is free; the server's thread that asks waits on a pipe meanwhile,
 without the lock. If the child dies or stops answering, pictures are drawn in the server's process until
 RESTART_SECONDS have passed, and then in a new child: a mail is never held back for its picture.
 """
@@ -12,7 +14,6 @@ RESTART_SECONDS have passed, and then in a new child: a mail is never held back 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import multiprocessing
 import os
@@ -21,9 +22,8 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any
 
-from pbem.mail.later_pictures import draw_entry
+from pbem.mail.later_pictures import finished
 from pbem.worker_process import die_with, forkserver
 
 __all__ = ["ANSWER_SECONDS", "PictureProcess", "serve_pictures"]
@@ -37,24 +37,25 @@ RESTART_SECONDS = 5.0
 
 
 def serve_pictures(server: int, requests: Connection) -> None:
-    """The child's life: draw each picture asked for (an outbox entry's JSON) and answer with its PNG."""
+    """The child's life: for each mail asked for (an outbox row's bytes, then its pictures' JSON), answer with
+    the mail, its pictures drawn in."""
     die_with(server)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):  # the server closed the pipe, or is gone
         while True:
-            entry = json.loads(requests.recv_bytes())
-            requests.send_bytes(draw_entry(entry))
+            raw = requests.recv_bytes()
+            requests.send_bytes(finished(raw, requests.recv_bytes().decode("utf-8")))
 
 
 class PictureProcess:
-    """The server's side: ``draw`` one picture in the child (started on first use), or here if it cannot."""
+    """The server's side: ``finish`` one mail in the child (started on first use), or here if it cannot."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # one request on the pipe at a time
         self._process: BaseProcess | None = None
         self._pipe: Connection | None = None
         self._failed_at = float("-inf")
-        self.drawn_here = 0  # pictures the server's process drew itself (a child was down): for the tests
+        self.drawn_here = 0  # mails whose pictures the server's process drew itself (a child was down)
 
     @property
     def pid(self) -> int | None:
@@ -65,13 +66,16 @@ class PictureProcess:
         with self._lock:
             self._connection()
 
-    def draw(self, entry: dict[str, Any]) -> bytes:
-        """The PNG of one outbox picture entry (pbem.mail.later_pictures)."""
+    def finish(self, raw: bytes, pictures: str) -> bytes:
+        """``raw`` with the pictures ``pictures`` names drawn in (pbem.mail.later_pictures.finished)."""
+        if not pictures:
+            return raw
         with self._lock:
             pipe = self._connection()
             if pipe is not None:
                 try:
-                    pipe.send_bytes(json.dumps(entry).encode("utf-8"))
+                    pipe.send_bytes(raw)
+                    pipe.send_bytes(pictures.encode("utf-8"))
                     if pipe.poll(ANSWER_SECONDS):
                         return pipe.recv_bytes()
                     log.error("picture process %s gave no picture in %.0f s; stopping it", self.pid, ANSWER_SECONDS)
@@ -81,7 +85,7 @@ class PictureProcess:
                 self._stop()
                 self._failed_at = time.monotonic()
             self.drawn_here += 1
-            return draw_entry(entry)
+            return finished(raw, pictures)
 
     def close(self) -> None:
         with self._lock:

@@ -14,6 +14,7 @@ from pbem.computer_player import ComputerPlayer
 from pbem.config import Config
 from pbem.heap import freeze_startup_heap
 from pbem.mail.delivery import Deliverer
+from pbem.mail.later_pictures import finished
 from pbem.mail.smtpd import InboundHandler, make_smtp_factory
 from pbem.picture_process import PictureProcess
 from pbem.scheduler import Alarm
@@ -52,7 +53,8 @@ class Server:
         #: The mails' board pictures, drawn at delivery in a process of their own ([server] picture_process).
         self.pictures: PictureProcess | None = PictureProcess() if config.server.picture_process else None
         self.deliverer = Deliverer(self.db, config.outbound.smtp_host, config.outbound.smtp_port,
-                                   config.outbound.maildir, draw=self.pictures.draw if self.pictures else None)
+                                   config.outbound.maildir,
+                                   finish=self.pictures.finish if self.pictures else finished)
         self.sweeper = Sweeper(self.db, self.services)
         self.computer = ComputerPlayer(self.db, self.services, on_mail=self._wake_delivery)
         self.leadership = Leadership(self.db)

@@ -13,19 +13,24 @@ from pathlib import Path
 import pytest
 
 import pbem.picture_process as picture_process
-from pbem.engine.board_view import board_to_data
-from pbem.mail.later_pictures import draw_entry
+from pbem.mail.compose import InlineImage, Outgoing, compose
+from pbem.mail.later_pictures import finished
 from pbem.picture_process import PictureProcess
 from pbem.variants import get_variant
 from tests.helpers.harness import Harness, open_game
 from tests.test_worker_process import alive
 
 
-def _entry(variant: str = "tri-d") -> dict[str, object]:
+def _queued(variant: str = "tri-d") -> tuple[bytes, str]:
+    """A game mail as the worker queues it: its bytes with a marker line, and the board to draw there."""
     engine = get_variant(variant)
     board = engine.view(engine.setup(), engine.to_act(engine.setup()) or "public").board
     assert board is not None
-    return {"marker": "=_test.picture.0", "scale": 1, "board": board_to_data(board)}
+    mail = Outgoing(to="bob@players.example", subject="Game 1", body="Your move.\n", reply_to="g1@pbem.example",
+                    html='<img src="cid:b@pbem.example">', images=(InlineImage("b@pbem.example", b"", board=board),))
+    composed = compose(mail, "pbem@pbem.example", "pbem", "pbem.example")
+    assert composed.pictures
+    return composed.raw, composed.pictures
 
 
 def _png_of(mail: EmailMessage) -> bytes:
@@ -40,8 +45,9 @@ def test_the_child_draws_what_this_process_would() -> None:
     pictures = PictureProcess()
     try:
         for variant in ("tri-d", "space-chess", "outer-space", "voidrider", "hyperspace"):
-            entry = _entry(variant)
-            assert pictures.draw(entry) == draw_entry(entry), variant
+            raw, boards = _queued(variant)
+            assert pictures.finish(raw, boards) == finished(raw, boards), variant
+        assert pictures.finish(b"no pictures", "") == b"no pictures"
         assert pictures.pid is not None and pictures.pid != os.getpid() and alive(pictures.pid)
         assert pictures.drawn_here == 0
     finally:
@@ -53,19 +59,19 @@ def test_a_killed_child_costs_no_picture_and_another_takes_over(monkeypatch: pyt
                                                                 caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(picture_process, "RESTART_SECONDS", 0.5)
     pictures = PictureProcess()
-    entry = _entry()
+    raw, boards = _queued()
     try:
         pictures.start()
         first = pictures.pid
         assert first is not None
         os.kill(first, signal.SIGKILL)
         with caplog.at_level(logging.ERROR, logger="pbem.picture_process"):
-            assert pictures.draw(entry) == draw_entry(entry)  # drawn here meanwhile
-            assert pictures.draw(entry) == draw_entry(entry)
+            assert pictures.finish(raw, boards) == finished(raw, boards)  # drawn here meanwhile
+            assert pictures.finish(raw, boards) == finished(raw, boards)
         assert "is gone" in caplog.text
         assert pictures.drawn_here == 2 and pictures.pid is None
         time.sleep(0.6)
-        assert pictures.draw(entry) == draw_entry(entry)  # a new child
+        assert pictures.finish(raw, boards) == finished(raw, boards)  # a new child
         assert pictures.pid not in (None, first) and pictures.drawn_here == 2
     finally:
         pictures.close()
@@ -74,14 +80,14 @@ def test_a_killed_child_costs_no_picture_and_another_takes_over(monkeypatch: pyt
 def test_a_child_that_does_not_answer_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(picture_process, "ANSWER_SECONDS", 0.5)
     pictures = PictureProcess()
-    entry = _entry()
+    raw, boards = _queued()
     try:
         pictures.start()
         stuck = pictures.pid
         assert stuck is not None
         os.kill(stuck, signal.SIGSTOP)
         started = time.monotonic()
-        assert pictures.draw(entry) == draw_entry(entry)
+        assert pictures.finish(raw, boards) == finished(raw, boards)
         assert time.monotonic() - started < 5
         assert pictures.drawn_here == 1 and not alive(stuck)
     finally:

@@ -209,9 +209,22 @@ class VariantBase(Generic[StateT, ActionT]):
     #: The variant's help text (its helptext.py), returned by ``help_text``.
     help: ClassVar[str] = ""
     options: dict[str, object] = field(default_factory=dict)
+    #: The last state whose outcome was worked out, and that outcome (see _over).
+    _last: tuple[Any, Outcome | None] | None = field(default=None, init=False, repr=False, compare=False)
 
     def help_text(self) -> str:
         return self.help
+
+    def _over(self, state: StateT) -> Outcome | None:
+        """``_outcome(state)``, kept for the last state asked about: a move's mails ask a dozen times about the
+        same two states (whose turn, over or not, the picture), and the search asks about a node, then for its
+        moves. States are immutable; the entry holds its state, so no other object can take its identity."""
+        last = self._last  # one read: another thread may replace the entry meanwhile
+        if last is not None and last[0] is state:
+            return last[1]
+        outcome = self._outcome(state)
+        self._last = (state, outcome)
+        return outcome
 
     # -- hooks ------------------------------------------------------------------------------------
 
@@ -290,13 +303,13 @@ class VariantBase(Generic[StateT, ActionT]):
         return self._initial_state()
 
     def to_act(self, state: StateT) -> Seat | None:
-        return None if self._outcome(state) is not None else self._side(state)
+        return None if self._over(state) is not None else self._side(state)
 
     def move_number(self, state: StateT) -> int:
         return self._fullmove(state)
 
     def legal_actions(self, state: StateT) -> Iterator[ActionT]:
-        if self._outcome(state) is not None:
+        if self._over(state) is not None:
             return iter(())
         return iter(self._rules_moves(state))
 
@@ -319,18 +332,18 @@ class VariantBase(Generic[StateT, ActionT]):
         return len(self._rules_moves(state)) > 0
 
     def _refuse_if_over(self, state: StateT) -> None:
-        over = self._outcome(state)
+        over = self._over(state)
         if over is not None:
             raise IllegalMoveError(f"the game is over ({over.result}, {over.reason})")
 
     def outcome(self, state: StateT) -> Outcome | None:
-        return self._outcome(state)
+        return self._over(state)
 
     def claim_draw(self, state: StateT) -> Outcome | None:
         counters = self._draw_counters(state)
         if counters is None:
             return None
-        return claimable_draw(self._outcome(state) is not None, *counters)
+        return claimable_draw(self._over(state) is not None, *counters)
 
     def view(self, state: StateT, audience: Recipient, highlights: Sequence[Highlight] = (),
              picture: bool = True, white_bottom: bool = False) -> View:
@@ -341,7 +354,7 @@ class VariantBase(Generic[StateT, ActionT]):
         ``white_bottom`` (a player's ``board white-bottom`` setting).
         """
         flipped = audience is Seat.BLACK and not white_bottom
-        over = self._outcome(state)
+        over = self._over(state)
         side = self._side(state)
         status: list[str] = []
         if over is not None:

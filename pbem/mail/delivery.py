@@ -120,8 +120,9 @@ class Deliverer:
     """Sends due outbox rows through the relay (or into the Maildir), oldest first."""
 
     def __init__(self, db: Database, smtp_host: str, smtp_port: int, maildir: str, batch: int = 50,
-                 draw: Callable[[dict[str, Any]], bytes] | None = None) -> None:
-        """``draw``: how a mail's picture is drawn (pbem.mail.later_pictures; pbem serve's picture process)."""
+                 finish: Callable[[bytes, str], bytes] = finished) -> None:
+        """``finish``: how a queued mail gets its pictures drawn in (pbem.mail.later_pictures.finished, or pbem
+        serve's picture process)."""
         self.db = db
         self.smtp_host = smtp_host
         self.smtp_port = smtp_port
@@ -134,7 +135,7 @@ class Deliverer:
         # Draws the pictures of a round's mails (pbem.mail.later_pictures) while this thread waits for the
         # relay's answers: drawing one after the other with the sending made the deliverer the server's bound.
         self._drawer: ThreadPoolExecutor | None = None
-        self._draw = draw
+        self._finish = finish
         # SQLite in a file: sent marks go to a journal beside it first (see SentJournal); else to the outbox.
         self.journal = SentJournal(Path(f"{db.sqlite_file}.sent")) if db.sqlite_file is not None else None
 
@@ -210,7 +211,7 @@ class Deliverer:
         self.db.sync_to_disk()
         if self._drawer is None and any(item.pictures for item in items):
             self._drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbem-draw")
-        drawn = {item.id: self._drawer.submit(finished, item.raw, item.pictures, self._draw)
+        drawn = {item.id: self._drawer.submit(self._finish, item.raw, item.pictures)
                  for item in items if self._drawer is not None and item.pictures}
         try:
             lanes = self._lanes(items)

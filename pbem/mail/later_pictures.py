@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from PIL import Image
@@ -28,14 +27,14 @@ log = logging.getLogger(__name__)
 
 
 
-def finished(raw: bytes, pictures: str, draw: Callable[[dict[str, Any]], bytes] | None = None) -> bytes:
-    """``raw`` (an outbox row's bytes) with each picture ``pictures`` names drawn in place of its marker line,
-    by ``draw`` (default :func:`draw_entry`, here; pbem serve draws in a process of its own)."""
+def finished(raw: bytes, pictures: str) -> bytes:
+    """``raw`` (an outbox row's bytes) with each picture ``pictures`` names drawn in place of its marker line
+    (pbem serve does this in a process of its own: pbem.picture_process)."""
     if not pictures:
         return raw
     for entry in json.loads(pictures):
         marker = f"{entry['marker']}\r\n".encode("ascii")
-        raw = raw.replace(marker, base64_lines((draw or draw_entry)(entry)).encode("ascii"), 1)
+        raw = raw.replace(marker, base64_lines(draw_entry(entry)).encode("ascii"), 1)
     return raw
 
 

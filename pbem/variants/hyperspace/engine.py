@@ -73,7 +73,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
 
     def legal_actions(self, state: HyperspaceState) -> Iterator[Action]:
         """Board moves plus phase-outs with delay 1 and no secret: the public tree (spec 4.6, D = 1)."""
-        if rules.outcome(state) is not None:
+        if self._over(state) is not None:
             return iter(())
         return iter(rules.public_actions(state))
 
