@@ -23,8 +23,8 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
+from pbem.children import die_with, forkserver, preload
 from pbem.mail.later_pictures import finished
-from pbem.worker_process import die_with, forkserver
 
 __all__ = ["ANSWER_SECONDS", "PictureProcess", "serve_pictures"]
 
@@ -51,6 +51,7 @@ class PictureProcess:
     """The server's side: ``finish`` one mail in the child (started on first use), or here if it cannot."""
 
     def __init__(self) -> None:
+        preload(__name__)
         self._lock = threading.Lock()  # one request on the pipe at a time
         self._process: BaseProcess | None = None
         self._pipe: Connection | None = None

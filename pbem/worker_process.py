@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
-import multiprocessing
 import os
 import signal
 import time
 from collections.abc import Callable
 from datetime import datetime
 from multiprocessing.connection import Connection
-from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 
+from pbem.children import die_with, forkserver, preload
 from pbem.config import Config
 from pbem.heap import freeze_startup_heap
 from pbem.log_setup import configure_logging, configured
@@ -25,8 +23,7 @@ from pbem.store.db import Database
 from pbem.sweep import Sweeper
 from pbem.worker import Worker
 
-__all__ = ["POLL_SECONDS", "WORKER_BATCH", "MailWorkerProcess", "die_with", "forkserver", "serve_mail",
-           "uses_worker_process"]
+__all__ = ["POLL_SECONDS", "WORKER_BATCH", "MailWorkerProcess", "serve_mail", "uses_worker_process"]
 
 log = logging.getLogger(__name__)
 
@@ -38,31 +35,6 @@ WORKER_BATCH = 16
 STOP_SECONDS = 30.0
 #: A worker process that died is started again after this pause (a crash loop would otherwise spin).
 RESTART_SECONDS = 1.0
-
-_PR_SET_PDEATHSIG = 1
-
-
-def forkserver() -> ForkServerContext:
-    """The context pbem serve's children start from: forked from a fork server that has imported their
-    modules once, not spawned (a child starts in milliseconds instead of the second an import takes), and not
-    forked from the server, which has threads whose locks a fork would copy."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["pbem.worker_process", "pbem.picture_process"])
-    return context
-
-
-def die_with(server: int) -> None:
-    """Be killed with the server: a SIGKILLed server must not leave its children (the mail worker, the picture
-    process) working beside the next one's (harmless, every batch is a transaction, but an operator expects
-    one service). Our parent is the fork server, which exits when the server does; a closed pipe ends the
-    loop too."""
-    with contextlib.suppress(Exception):  # Linux only
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    try:
-        os.kill(server, 0)
-    except ProcessLookupError:  # the server died before we started
-        os._exit(0)
-
 
 class _Stop:
     """Set by SIGTERM, the server's way of stopping its worker: the batch under way finishes first."""
@@ -127,6 +99,7 @@ class MailWorkerProcess:
     def __init__(self, config: Config, on_report: Callable[[str, datetime | None], None]) -> None:
         self.config = config
         self._on_report = on_report
+        preload(__name__)
         self._context = forkserver()
         # Nudges go through a pipe, not a multiprocessing.Event: a worker killed while holding the Event's
         # lock would leave the server blocked in set() for good.

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pbem.app",),
     ("pbem.events",),
     ("pbem.commands",),
-    ("pbem.worker", "pbem.worker_process", "pbem.picture_process", "pbem.notices", "pbem.sweep",
+    ("pbem.worker", "pbem.worker_process", "pbem.picture_process", "pbem.children", "pbem.notices", "pbem.sweep",
      "pbem.computer_player", "pbem.scheduler",
      "pbem.startup", "pbem.web"),
     ("pbem.server", "pbem.cli", "pbem.__main__"),
