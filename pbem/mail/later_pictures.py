@@ -3,8 +3,9 @@
 The worker applies moves one at a time, under the database's one writer lock; a picture is a
 quarter of its work on a move (docs/hot-path.md). So a game mail is queued with a marker line
 where its picture's base64 lines will go and, beside its bytes, the board to draw (the
-outbox's ``pictures`` column, JSON); the deliverer, in the server's process, draws it just
-before sending, and so does anything else that reads a queued mail. Drawing is deterministic:
+outbox's ``pictures`` column, JSON); the deliverer draws it in just before sending (pbem serve
+in a process of its own: pbem.picture_process), and so does anything else that reads a queued
+mail. Drawing is deterministic:
 a mail sent again after a crash carries the same picture.
 """
 
@@ -24,7 +25,6 @@ from pbem.pictures.render import render_png
 __all__ = ["blank_png", "draw_entry", "finished"]
 
 log = logging.getLogger(__name__)
-
 
 
 def finished(raw: bytes, pictures: str) -> bytes:
