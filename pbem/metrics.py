@@ -11,6 +11,7 @@ __all__ = [
     "COMPUTER_MOVES",
     "COMPUTER_SECONDS",
     "DEADLINE_EVENTS",
+    "MAILS_DRAWN",
     "MAILS_FAILED",
     "MAILS_PROCESSED",
     "MAILS_RECEIVED",
@@ -38,6 +39,9 @@ MAILS_PROCESSED = Counter("pbem_mails_processed", "Inbox mails the worker finish
 MAILS_FAILED = Counter("pbem_mails_failed", "Inbox mails whose processing raised (kept as failed)",
                        registry=REGISTRY)
 OUTBOX_SENT = Counter("pbem_outbox_sent", "Mails delivered to the relay or the Maildir", registry=REGISTRY)
+MAILS_DRAWN = Counter("pbem_mails_drawn", "Mails whose board pictures were drawn in at delivery, by where: the "
+                      "picture process, or the server's own process while that was down", ["where"],
+                      registry=REGISTRY)
 OUTBOX_RETRIED = Counter("pbem_outbox_retried", "Failed delivery attempts, by what followed", ["then"],
                          registry=REGISTRY)
 MOVES_APPLIED = Counter("pbem_moves_applied", "Turns played, by variant", ["variant"], registry=REGISTRY)

@@ -25,6 +25,7 @@ from multiprocessing.process import BaseProcess
 
 from pbem.children import die_with, forkserver, preload
 from pbem.mail.later_pictures import finished
+from pbem.metrics import MAILS_DRAWN
 
 __all__ = ["ANSWER_SECONDS", "PictureProcess", "serve_pictures"]
 
@@ -78,7 +79,9 @@ class PictureProcess:
                     pipe.send_bytes(raw)
                     pipe.send_bytes(pictures.encode("utf-8"))
                     if pipe.poll(ANSWER_SECONDS):
-                        return pipe.recv_bytes()
+                        drawn = pipe.recv_bytes()
+                        MAILS_DRAWN.labels("picture-process").inc()
+                        return drawn
                     log.error("picture process %s gave no picture in %.0f s; stopping it", self.pid, ANSWER_SECONDS)
                 except (EOFError, OSError) as error:
                     log.error("picture process %s is gone (%s); drawing here for %.0f s", self.pid, error,
@@ -86,6 +89,7 @@ class PictureProcess:
                 self._stop()
                 self._failed_at = time.monotonic()
             self.drawn_here += 1
+            MAILS_DRAWN.labels("server").inc()
             return finished(raw, pictures)
 
     def close(self) -> None:

@@ -15,10 +15,12 @@ import pytest
 import pbem.picture_process as picture_process
 from pbem.mail.compose import InlineImage, Outgoing, compose
 from pbem.mail.later_pictures import finished
+from pbem.metrics import REGISTRY
 from pbem.picture_process import PictureProcess
 from pbem.variants import get_variant
 from tests.helpers.harness import Harness, open_game
 from tests.test_worker_process import alive
+from tests.web.test_health import delta, samples
 
 
 def _queued(variant: str = "tri-d") -> tuple[bytes, str]:
@@ -65,11 +67,13 @@ def test_a_killed_child_costs_no_picture_and_another_takes_over(monkeypatch: pyt
         first = pictures.pid
         assert first is not None
         os.kill(first, signal.SIGKILL)
+        here_before = REGISTRY.get_sample_value("pbem_mails_drawn_total", {"where": "server"}) or 0.0
         with caplog.at_level(logging.ERROR, logger="pbem.picture_process"):
             assert pictures.finish(raw, boards) == finished(raw, boards)  # drawn here meanwhile
             assert pictures.finish(raw, boards) == finished(raw, boards)
         assert "is gone" in caplog.text
         assert pictures.drawn_here == 2 and pictures.pid is None
+        assert REGISTRY.get_sample_value("pbem_mails_drawn_total", {"where": "server"}) == here_before + 2
         time.sleep(0.6)
         assert pictures.finish(raw, boards) == finished(raw, boards)  # a new child
         assert pictures.pid not in (None, first) and pictures.drawn_here == 2
@@ -98,13 +102,18 @@ def test_pbem_serve_draws_its_mails_pictures_in_the_child(tmp_path: Path) -> Non
     harness = Harness(tmp_path)
     try:
         assert harness.server is not None and harness.server.pictures is not None
+        assert harness.server.web is not None
         alice, bob, opening_a, _ = open_game(harness, "hyperspace")
+        before = samples(harness.server.web.port)
         alice.reply(opening_a, "Pe2-e4")
         notice = bob.next_mail(lambda m: "Pe2-e4" in str(m.get_body(preferencelist=("plain",))))
         assert _png_of(notice).startswith(b"\x89PNG")
         pid = harness.server.pictures.pid
         assert pid is not None and pid != os.getpid() and alive(pid)
         assert harness.server.pictures.drawn_here == 0
+        after = samples(harness.server.web.port)  # counted at /metrics by where they were drawn
+        assert delta(before, after, "pbem_mails_drawn_total", where="picture-process") >= 1
+        assert delta(before, after, "pbem_mails_drawn_total", where="server") == 0
     finally:
         harness.close()
     assert not alive(pid)  # gone with the server
