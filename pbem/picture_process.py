@@ -5,7 +5,7 @@ A picture is the largest piece of CPU in a move's mails (bench/move_cost.py). Dr
 lengthened the one sequence every move waits in; drawn by the deliverer in the server's process it
 competed for that process's interpreter lock with the listener and the relay connection, and delivery
 became the bound instead (docs/hot-path.md has both measurements). Here a child process draws them and
-writes them into the mail (their base64 lines, too, cost the server's process a twentieth of its time),
+writes them into the mail (their base64 lines, too, cost the server's process 7% of its time),
 one mail at a time, on whatever core is free; the server's thread that asks waits on a pipe meanwhile,
 without the lock. If the child dies or stops answering, pictures are drawn in the server's process until
 RESTART_SECONDS have passed, and then in a new child: a mail is never held back for its picture.
