@@ -62,8 +62,6 @@ class _RelayConnection(smtplib.SMTP):
     the first step on several connections at once and the second one at a time (see Deliverer).
     """
 
-    last_data_reply: tuple[int, bytes] = (0, b"")
-
     def connect(self, host: str = "localhost", port: int = 0, source_address: Any = None) -> tuple[int, bytes]:
         answer = super().connect(host, port, source_address)
         # The final dot follows the content as a write of its own: with Nagle's algorithm it would wait for
@@ -100,7 +98,6 @@ class _RelayConnection(smtplib.SMTP):
         if code != 250:
             self._refused(code)
             raise smtplib.SMTPDataError(code, answer)
-        self.last_data_reply = (code, answer)
         return code, answer
 
     def _refused(self, code: int) -> None:
@@ -215,7 +212,7 @@ class Deliverer:
                  for item in items if self._drawer is not None and item.pictures}
         try:
             lanes = self._lanes(items)
-            if len(lanes) == 1 or not self._open(0):  # the relay down: lane 0 finds it, and the round stops
+            if len(lanes) == 1 or not self._reachable():  # the relay down: lane 0 finds it, and the round stops
                 return self._run_lane(0, items, drawn)
             if self._lane_pool is None:
                 self._lane_pool = ThreadPoolExecutor(max_workers=RELAY_CONNECTIONS, thread_name_prefix="pbem-relay")
@@ -279,25 +276,27 @@ class Deliverer:
             self.db.write(update(OutboxItem).where(col(OutboxItem.id).in_(ids))
                           .values(next_attempt_at=when, leased_by=""))
 
-    def _open(self, lane: int) -> _RelayConnection | None:
-        """Connection ``lane`` to the relay, opened if need be; None when the relay cannot be reached."""
+    def _connection(self, lane: int) -> _RelayConnection:
+        """Connection ``lane`` to the relay, opened if need be (raising what the relay or the network raise)."""
         connection = self._connections.get(lane)
         if connection is None:
-            try:
-                connection = _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
-                connection.ehlo_or_helo_if_needed()
-            except _SEND_ERRORS:
-                return None
-            self._connections[lane] = connection
+            connection = self._connections[lane] = _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
         return connection
+
+    def _reachable(self) -> bool:
+        """Whether the relay takes a connection (lane 0's, kept for the round)."""
+        try:
+            self._connection(0)
+        except _SEND_ERRORS:
+            return False
+        return True
 
     def _begin(self, lane: int, item: OutboxItem, raw: bytes) -> str:
         """Everything of ``item``'s sending but what makes it the relay's; the recipient, as it was sent to."""
         recipient = plain_address(item.recipient).encode("ascii", "surrogateescape").decode("utf-8", "replace")
         if not self.smtp_host:
             return recipient
-        connection = self._connections.get(lane) or _RelayConnection(self.smtp_host, self.smtp_port, timeout=30)
-        self._connections[lane] = connection
+        connection = self._connection(lane)
         # An internationalised mailbox (RFC 6531) needs SMTPUTF8; a relay without it refuses
         # with SMTPNotSupportedError, which is permanent (see _mark_failed).
         connection.begin_mail(recipient, raw, [] if recipient.isascii() else ["SMTPUTF8"])
