@@ -31,6 +31,7 @@ __all__ = [
     "player_id",
     "records",
     "state_of",
+    "store_state",
 ]
 
 
@@ -62,6 +63,31 @@ STATE_CACHE_SIZE = 256
 _loaded = threading.local()
 
 
+def _states() -> OrderedDict[int, tuple[Variant[Any, Any], str, Any]]:
+    cache_of: OrderedDict[int, tuple[Variant[Any, Any], str, Any]] | None = getattr(_loaded, "states", None)
+    if cache_of is None:
+        cache_of = _loaded.states = OrderedDict()
+    return cache_of
+
+
+def _keep(cache_of: OrderedDict[int, tuple[Variant[Any, Any], str, Any]], game_id: int,
+          entry: tuple[Variant[Any, Any], str, Any]) -> None:
+    cache_of[game_id] = entry
+    cache_of.move_to_end(game_id)
+    if len(cache_of) > STATE_CACHE_SIZE:
+        cache_of.popitem(last=False)
+
+
+def store_state(game: Game, state: Any) -> None:
+    """Set ``game``'s stored state to ``state`` and keep ``state`` as the loaded one: the move's mails and
+    the game's next move read it without loading it again (the same rule as :func:`state_of`: a hit needs
+    the stored JSON to be equal)."""
+    engine = engine_for(game)
+    game.state = engine.dump(state)
+    if game.id is not None:
+        _keep(_states(), game.id, (engine, json.dumps(game.state, sort_keys=True), state))
+
+
 def state_of(game: Game) -> Any:
     """``game``'s engine state as stored, loaded once while the stored JSON stays the same: the readers of
     one mail share it, and the next move of a busy game finds it loaded.
@@ -73,18 +99,14 @@ def state_of(game: Game) -> Any:
     engine = engine_for(game)
     if game.id is None:
         return engine.load(game.state)
-    cache_of: OrderedDict[int, tuple[Variant[Any, Any], str, Any]] | None = getattr(_loaded, "states", None)
-    if cache_of is None:
-        cache_of = _loaded.states = OrderedDict()
+    cache_of = _states()
     stored = json.dumps(game.state, sort_keys=True)
     hit = cache_of.get(game.id)
     if hit is not None and hit[0] is engine and hit[1] == stored:
         cache_of.move_to_end(game.id)
         return hit[2]
     state = engine.load(game.state)
-    cache_of[game.id] = (engine, stored, state)
-    if len(cache_of) > STATE_CACHE_SIZE:
-        cache_of.popitem(last=False)
+    _keep(cache_of, game.id, (engine, stored, state))
     return state
 
 

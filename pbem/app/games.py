@@ -26,7 +26,7 @@ from pbem.app.game_mail import (
 )
 from pbem.app.game_options import split_options
 from pbem.app.game_pictures import store_highlights
-from pbem.app.game_state import engine_for, handles, player_id, records, state_of
+from pbem.app.game_state import engine_for, handles, player_id, records, state_of, store_state
 from pbem.app.move_hints import foreign_notation_hint
 from pbem.app.news import result_news, turn_news
 from pbem.app.notes import carry_pending_note, note_follows_move
@@ -190,7 +190,7 @@ def play_computer_move(ctx: Context, game: Game, seat: Seat, text: str) -> str:
 
 def apply_side_action(ctx: Context, transition: Transition[Any], game: Game, seat: Seat) -> Result:
     """Save a transition that is not a turn (e.g. a late Hyperspace secret) and tell whom it concerns."""
-    game.state = engine_for(game).dump(transition.state)
+    store_state(game, transition.state)
     game.version += 1
     game.updated_at = ctx.services.now()
     ctx.session.add(game)
@@ -249,7 +249,7 @@ def _store_turn(ctx: Context, game: Game, seat: Seat, number: int, transition: T
     assert game.id is not None
     ctx.touched_games[game.id] = game
     game.ply += 1
-    game.state = engine.dump(state)
+    store_state(game, state)
     _insert_record(ctx, {"game_id": game.id, "ply": game.ply, "seat": seat.value, "move_number": number,
                          "record": transition.record, "state_after": game.state, "played_at": ctx.services.now()})
     game.version += 1
@@ -342,7 +342,7 @@ def take_back(ctx: Context, game: Game, target_ply: int) -> Any:
     for row in rows[target_ply:]:
         ctx.session.delete(row)
     game.ply = target_ply
-    game.state = engine.dump(state)
+    store_state(game, state)
     game.version += 1
     game.updated_at = ctx.services.now()
     game.draw_offer = ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from pbem.engine.board_view import BoardView, Highlight
@@ -211,6 +211,9 @@ class VariantBase(Generic[StateT, ActionT]):
     options: dict[str, object] = field(default_factory=dict)
     #: The last state whose outcome was worked out, and that outcome (see _over).
     _last: tuple[Any, Outcome | None] | None = field(default=None, init=False, repr=False, compare=False)
+    #: The last text view made (see view): state, audience, flipped, the view without its picture.
+    _last_text: tuple[Any, Recipient, bool, View] | None = field(default=None, init=False, repr=False,
+                                                                compare=False)
 
     def help_text(self) -> str:
         return self.help
@@ -354,6 +357,15 @@ class VariantBase(Generic[StateT, ActionT]):
         ``white_bottom`` (a player's ``board white-bottom`` setting).
         """
         flipped = audience is Seat.BLACK and not white_bottom
+        text = self._text_view(state, audience, flipped)
+        return replace(text, board=self._board(state, audience, highlights, flipped)) if picture else text
+
+    def _text_view(self, state: StateT, audience: Recipient, flipped: bool) -> View:
+        """The view without its picture, kept for the last state, audience and turn asked about: a move's
+        mail to the opponent shows it in its text and its HTML part (as ``_over``, the entry holds its state)."""
+        last = self._last_text
+        if last is not None and last[0] is state and last[1] is audience and last[2] is flipped:
+            return last[3]
         over = self._over(state)
         side = self._side(state)
         status: list[str] = []
@@ -364,11 +376,12 @@ class VariantBase(Generic[StateT, ActionT]):
             if self._in_check(state):
                 status.append(self._check_line(state))
         status.extend(self._extra_status(state, over))
-        return View(
+        text = View(
             diagram=self._diagram(state, flipped),
             to_move=None if over is not None else side,
             move_number=self._fullmove(state),
             status=tuple(status),
             private=tuple(self._private(state, audience)),
-            board=self._board(state, audience, highlights, flipped) if picture else None,
         )
+        self._last_text = (state, audience, flipped, text)
+        return text

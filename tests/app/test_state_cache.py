@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.app.game_state import engine_for, state_of
+from pbem.app.game_state import engine_for, state_of, store_state
 from pbem.engine.base import Audience, Seat
 from pbem.engine.capabilities import ActionCompletion, SecretKeeping
 from pbem.store.models import Game
@@ -46,6 +46,25 @@ def test_the_same_stored_json_gives_the_loaded_state_and_a_new_one_a_fresh_load(
     game.state = engine.dump(play(key, first, random.Random(1)))
     moved = state_of(game)
     assert moved is not first and engine.dump(moved) == game.state
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_stored_turn_keeps_its_state_loaded(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A played state, stored, is the one the move's mails and the game's next move read: no load, until
+    the stored JSON is another (a rollback, another instance's move)."""
+    game = stored(key)
+    engine = engine_for(game)
+    played = play(key, state_of(game), random.Random(2))
+    store_state(game, played)
+    assert game.state == engine.dump(played)
+    loads: list[object] = []
+    real_load = type(engine).load
+    monkeypatch.setattr(type(engine), "load", lambda self, data: loads.append(data) or real_load(self, data))
+    assert state_of(game) is played
+    game.state = json.loads(json.dumps(game.state))  # the next mail's session reads the same row
+    assert state_of(game) is played and loads == []
+    game.state = engine.dump(engine.setup())  # rolled back to the stored start
+    assert state_of(game) is not played and len(loads) == 1
 
 
 def test_another_thread_loads_its_own() -> None:

@@ -1,4 +1,5 @@
-"""The template methods work a state's outcome out once while it stays the state asked about (VariantBase._over)."""
+"""The template methods work a state's outcome (and a view's text) out once while it stays the state asked about
+(VariantBase._over, VariantBase._text_view)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pbem.engine.base import Audience, Seat
 from pbem.variants import all_variants, get_variant
 
 
@@ -74,3 +76,28 @@ def test_threads_asking_about_different_states_get_their_own_answers(rng: random
     for thread in threads:
         thread.join()
     assert not wrong
+
+
+@pytest.mark.parametrize("key", [variant.key for variant in all_variants()])
+def test_a_view_s_text_is_made_once_for_the_same_state_and_reader(rng: random.Random, key: str) -> None:
+    """A move's mail to the opponent shows the same view in its text and its HTML part: the text is made
+    once; asked for another reader, turn or state, each view is what a fresh engine makes of it."""
+    states = _playout(rng, key, 30)
+    engine, fresh = get_variant(key), get_variant(key)
+    made = 0
+    diagram = engine._diagram
+
+    def counting(state: Any, flipped: bool) -> str:
+        nonlocal made
+        made += 1
+        return diagram(state, flipped)
+
+    engine._diagram = counting  # type: ignore[method-assign]
+    for state in states[-4:]:
+        for audience in (Seat.WHITE, Seat.BLACK, Audience.PUBLIC):
+            made = 0
+            text = engine.view(state, audience, picture=False)
+            with_picture = engine.view(state, audience)
+            assert made == 1 and with_picture.board is not None and text.board is None
+            assert with_picture == fresh.view(state, audience) and text == fresh.view(state, audience, picture=False)
+            assert engine.view(state, audience, white_bottom=True) == fresh.view(state, audience, white_bottom=True)

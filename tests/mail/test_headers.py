@@ -5,7 +5,11 @@ from __future__ import annotations
 import base64
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
+from pbem.mail.inbound import headers
+from pbem.mail.inbound.headers import _parse_from_strictly, parse_from
 from pbem.mail.inbound.parse import parse_mail
 from tests.mail.helpers import build_mail
 
@@ -109,3 +113,30 @@ def test_message_id_is_kept_as_written() -> None:
 def test_long_from_is_read_by_the_lenient_parser() -> None:
     mail = parse_mail(build_mail("", b"draw\r\n", sender='From: "' + "x" * 300 + '" <Bob@Example.org>'))
     assert (mail.sender, mail.sender_name) == ("bob@example.org", "x" * 300)
+
+
+# The From most clients write is read without the email package's parser: the two must agree on every
+# value, the plain ones and the near misses (quotes, comments, dots, commas, folding, encoded words).
+_FROM_PIECES = ["Bob", "Smith", "Ann-Marie", "o'Neil", "#1", " ", "  ", "\t", ".", ",", "<", ">", "@", "a",
+                "bob", "example.org", "ex-ample.co.uk", '"', "(c)", ":", ";", "\\", "=?utf-8?q?B=C3=B6b?=",
+                "\r\n ", "[1.2.3.4]", "é"]
+
+
+@given(st.lists(st.sampled_from(_FROM_PIECES), max_size=12))
+@example(["Bob", " ", "<", "bob", "@", "example.org", ">"])
+@example(["bob", "@", "example.org"])
+@example(["Bob", " ", "Smith", " ", "<", "bob", ".", "a", "@", "example.org", ">"])
+def test_a_plain_from_reads_as_the_strict_parser_reads_it(pieces: list[str]) -> None:
+    raw = "".join(pieces)
+    assert parse_from(raw) == _parse_from_strictly(raw)
+
+
+def test_a_plain_from_is_read_without_the_email_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object) -> tuple[str, str]:
+        raise AssertionError("the strict parser was asked")
+
+    monkeypatch.setattr(headers, "_parse_from_strictly", refuse)
+    assert parse_from("Bob Smith <bob.smith@example.org>") == ("Bob Smith", "bob.smith@example.org")
+    assert parse_from("bob@example.org") == ("", "bob@example.org")
+    with pytest.raises(AssertionError):
+        parse_from('"Smith, Bob" <bob@example.org>')

@@ -106,10 +106,28 @@ def _reencode_word(match: re.Match[str]) -> str:
     return "=?utf-8?b?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
 
 
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_DOT_ATOM = rf"{_ATOM}(?:\.{_ATOM})*"
+#: The From most clients write, "Name <local@host>" or a bare "local@host": plain atoms, no quotes, no
+#: comments, no encoded words. Read directly, to the same result as the strict parser (a third of the
+#: time of reading a whole move mail went to that parser).
+_PLAIN_ADDRESS = rf"{_DOT_ATOM}@{_DOT_ATOM}"
+_PLAIN_FROM = re.compile(rf"[ \t]*(?:(?:({_ATOM}(?: {_ATOM})*) )?<({_PLAIN_ADDRESS})>|({_PLAIN_ADDRESS}))[ \t]*")
+
+
 def parse_from(raw: str | None) -> tuple[str, str]:
     """(display name, addr-spec as written) of the first From address; empty strings if none."""
     if raw is None or len(raw) > _MAX_FROM:
         return "", ""
+    plain = None if "=?" in raw else _PLAIN_FROM.fullmatch(raw)
+    if plain is not None:
+        name, bracketed, bare = plain.groups()
+        return clean(name or ""), bracketed or bare
+    return _parse_from_strictly(raw)
+
+
+def _parse_from_strictly(raw: str) -> tuple[str, str]:
+    """:func:`parse_from` through the email package's parsers (any From, however written)."""
     # Encoded words are re-encoded clean first, so a name decoding to "Bob\r\nBcc: ..." neither
     # crashes the address parser nor injects anything.
     safe = CONTROL.sub(" ", _ENCODED_WORD.sub(_reencode_word, raw))

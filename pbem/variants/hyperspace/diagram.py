@@ -15,14 +15,13 @@ __all__ = ["board_view", "diagram", "knows_square", "pool_note"]
 
 def diagram(board: chess.Board, *, flipped: bool) -> str:
     files = "hgfedcba" if flipped else "abcdefgh"
-    ranks = range(8) if flipped else range(7, -1, -1)
     border = "  " + " ".join(files)
+    rows = [["."] * 8 for _ in range(8)]  # rank, file: one pass over the pieces, not 64 square lookups
+    for square, piece in board.piece_map().items():
+        rows[square >> 3][square & 7] = piece.symbol()
     lines = [border]
-    for rank in ranks:
-        cells = []
-        for file_letter in files:
-            piece = board.piece_at(chess.square(ord(file_letter) - ord("a"), rank))
-            cells.append(piece.symbol() if piece else ".")
+    for rank in range(8) if flipped else range(7, -1, -1):
+        cells = rows[rank][::-1] if flipped else rows[rank]
         lines.append(f"{rank + 1} {' '.join(cells)} {rank + 1}")
     lines.append(border)
     return "\n".join(lines)

@@ -105,7 +105,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         return action
 
     def _move(self, state: HyperspaceState, action: Action) -> tuple[HyperspaceState, str, list[Note]]:
-        board = rules.board_of(state)
+        board = rules.read_board(state)
         seat, turn = rules.seat_of(board.turn), board.fullmove_number
         new, back = rules.play(state, action)
         record = notation.describe(state, action)
@@ -250,7 +250,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
             raise IllegalMoveError(f"your phase-out from {origin} on turn {turn} was {entry.public}")
         if entry.square is not None:
             raise IllegalMoveError(f"the return square of {entry.public} is already recorded; it is binding")
-        board = rules.board_of(state)
+        board = rules.read_board(state)
         if _ply(board.fullmove_number, rules.seat_of(board.turn)) != _ply(entry.declared, seat) + 1:
             raise IllegalMoveError(
                 f"too late: {side_title(seat.other)} has moved since {entry.public} was declared, so its return "
@@ -280,10 +280,10 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
     # -- results and views -------------------------------------------------------------------------
 
     def _draw_counters(self, state: HyperspaceState) -> tuple[int, int]:
-        return rules.board_of(state).halfmove_clock, rules.repetitions(state)
+        return rules.read_board(state).halfmove_clock, rules.repetitions(state)
 
     def _extra_status(self, state: HyperspaceState, over: Outcome | None) -> list[str]:
-        board = rules.board_of(state)
+        board = rules.read_board(state)
         to_move = rules.seat_of(board.turn)
         status = [self._public_line(entry, state) for entry in state.pool]
         due = rules.due_entry(state.pool, to_move, board.fullmove_number)
@@ -298,12 +298,12 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
                 if audience is Audience.REFEREE or entry.seat is audience]
 
     def _diagram(self, state: HyperspaceState, flipped: bool) -> str:
-        return diagram(rules.board_of(state), flipped=flipped)
+        return diagram(rules.read_board(state), flipped=flipped)
 
     def _board(self, state: HyperspaceState, audience: Recipient, highlights: Sequence[Highlight],
                flipped: bool) -> BoardView:
         over = rules.outcome(state) is not None
-        return board_view(rules.board_of(state), state.pool, audience, highlights, over=over, flipped=flipped)
+        return board_view(rules.read_board(state), state.pool, audience, highlights, over=over, flipped=flipped)
 
     def _highlights(self, before: HyperspaceState, action: Action, after: HyperspaceState) -> Iterable[Highlight]:
         """A board move's from and to; a phase-out's square LEFT (never where it returns); a return's
@@ -314,11 +314,11 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
                       (chess.square_name(action.move.to_square), Mark.MOVE_TO)]
         else:
             found.append((action.from_square, Mark.LEFT))
-        board = rules.board_of(before)
+        board = rules.read_board(before)
         back = rules.due_entry(before.pool, rules.seat_of(board.turn), board.fullmove_number)
         if back is not None and back.square is not None:
             square = back.square.reveal()
-            piece = rules.board_of(after).piece_at(chess.parse_square(square))
+            piece = rules.read_board(after).piece_at(chess.parse_square(square))
             if piece is not None and piece.color == board.turn:
                 found.append((square, Mark.RETURNED))
         return found
@@ -333,7 +333,7 @@ class HyperspaceChess(VariantBase[HyperspaceState, Action]):
         line = f"{who} in hyperspace: {entry.public}, returns at the end of {who}'s turn {entry.returns}"
         if rules.outcome(state) is not None:
             return f"{line} (never: the game is over, ruling H9)"
-        board = rules.board_of(state)
+        board = rules.read_board(state)
         digest = entry.digest()
         if digest is None or _ply(board.fullmove_number, rules.seat_of(board.turn)) <= _ply(entry.declared,
                                                                                             entry.seat) + 1:

@@ -7,7 +7,7 @@ import chess
 from pbem.engine.errors import IllegalMoveError, InvalidMoveError, MoveError
 from pbem.variants.hyperspace.geometry import square_colour
 from pbem.variants.hyperspace.model import MAX_DELAY, MIN_DELAY, PIECE_NAMES, HyperspaceState, PhaseOut
-from pbem.variants.hyperspace.rules import _taken, board_of, safe_removals, seat_of
+from pbem.variants.hyperspace.rules import _taken, read_board, safe_removals, seat_of
 
 __all__ = ["board_move_error", "phase_out_error"]
 
@@ -21,7 +21,7 @@ def phase_out_error(state: HyperspaceState, action: PhaseOut) -> MoveError | Non
     if not MIN_DELAY <= action.delay <= MAX_DELAY:
         return InvalidMoveError(
             f"the delay must be {MIN_DELAY} to {MAX_DELAY} full turns, not {action.delay}")
-    board = board_of(state)
+    board = read_board(state)
     seat = seat_of(board.turn)
     square = chess.parse_square(action.from_square)
     piece = board.piece_at(square)
@@ -63,7 +63,7 @@ def phase_out_error(state: HyperspaceState, action: PhaseOut) -> MoveError | Non
 
 def board_move_error(state: HyperspaceState, move: chess.Move) -> str:
     """A reason, for the mover, why ``move`` is not a legal board move here."""
-    board = board_of(state)
+    board = read_board(state)
     piece = board.piece_at(move.from_square)
     origin = chess.square_name(move.from_square)
     if piece is None:

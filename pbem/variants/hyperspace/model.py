@@ -187,7 +187,7 @@ def load_state(data: Mapping[str, Any]) -> HyperspaceState:
     if data.get("format") != _DUMP_FORMAT:
         raise ValueError(f"not a hyperspace chess state: format {data.get('format')!r}")
     fen = str(data["fen"])
-    chess.Board(fen)  # raises ValueError on a malformed FEN
+    board = chess.Board(fen)  # raises ValueError on a malformed FEN
     pool: list[PoolEntry] = []
     for item in data.get("pool", []):
         piece = str(item["piece"])
@@ -206,4 +206,6 @@ def load_state(data: Mapping[str, Any]) -> HyperspaceState:
             square=None if square is None else Secret(str(square)),
             nonce=str(item.get("nonce", "")),
         ))
-    return HyperspaceState(fen=fen, pool=tuple(pool), history=tuple(str(h) for h in data.get("history", [])))
+    state = HyperspaceState(fen=fen, pool=tuple(pool), history=tuple(str(h) for h in data.get("history", [])))
+    state.derived.board = board  # the rules read it (never change it): parsed once, here
+    return state

@@ -11,7 +11,7 @@ from pbem.engine.notation import castling_side, move_error, strip_annotation, st
 from pbem.engine.secret import Secret
 from pbem.variants.hyperspace.explain import board_move_error, phase_out_error
 from pbem.variants.hyperspace.model import PIECE_NAMES, Action, BoardMove, HyperspaceState, Keep, PhaseOut
-from pbem.variants.hyperspace.rules import board_of, legal_moves
+from pbem.variants.hyperspace.rules import legal_moves, read_board
 
 __all__ = ["describe", "describe_private", "parse", "quote"]
 
@@ -40,7 +40,7 @@ def describe(state: HyperspaceState, action: Action) -> str:
     """Canonical public notation; a phase-out never shows its return square."""
     if isinstance(action, PhaseOut):
         return action.public
-    board = board_of(state)
+    board = read_board(state)
     move = action.move
     if board.is_castling(move):
         return "O-O" if board.is_kingside_castling(move) else "O-O-O"
@@ -109,7 +109,7 @@ def _parse_phase(state: HyperspaceState, text: str, match: re.Match[str], secret
             raise _error(InvalidMoveError, text, "two different return squares given")
         secret = bare
     if letter is None:
-        piece = board_of(state).piece_at(chess.parse_square(origin))
+        piece = read_board(state).piece_at(chess.parse_square(origin))
         letter = piece.symbol() if piece else "n"  # an empty square is reported by the legality check
     sealed = None if secret is None else Secret(secret)
     action = PhaseOut(letter.upper(), origin, int(delay), sealed, "", keep)
@@ -120,7 +120,7 @@ def _parse_phase(state: HyperspaceState, text: str, match: re.Match[str], secret
 
 
 def _parse_castling(state: HyperspaceState, text: str, *, kingside: bool) -> chess.Move:
-    board = board_of(state)
+    board = read_board(state)
     for move in legal_moves(state):
         if board.is_castling(move) and board.is_kingside_castling(move) == kingside:
             return move
@@ -133,7 +133,7 @@ def _parse_castling(state: HyperspaceState, text: str, *, kingside: bool) -> che
 
 def _parse_long(state: HyperspaceState, text: str, match: re.Match[str]) -> chess.Move:
     letter, origin, target, promo = match.groups()
-    board = board_of(state)
+    board = read_board(state)
     from_square, to_square = chess.parse_square(origin), chess.parse_square(target)
     promotion = chess.PIECE_SYMBOLS.index(promo) if promo else None
     piece = board.piece_at(from_square)
@@ -164,7 +164,7 @@ def _parse_san(state: HyperspaceState, text: str, line: str, *, bishop_only: boo
     if not readings:
         raise _error(InvalidMoveError, text,
                      "not a move; write e.g. 'Pe2-e4', 'Ng1-f3', 'O-O', 'Nf3' or 'Bc1@3 {f4}'")
-    board = board_of(state)
+    board = read_board(state)
     found = _san_matches(board, legal_moves(state), readings)
     if len(found) == 1:
         return found[0]
