@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import smtplib
+
+import aiosmtpd.smtp as aiosmtpd_smtp
 import pytest
 from aiosmtpd.handlers import Sink
 from aiosmtpd.smtp import SMTP
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pbem.mail.smtpd import PbemSMTP
+from pbem.mail.smtpd import PbemSMTP, make_smtp_factory
 
 _PIECES = ["<", ">", "@", ".", "a", "bob", "example.org", "x-y", " ", "\t", "SIZE=12", "BODY=8BITMIME", "(c)",
            '"', "\\", "[1.2.3.4]", "é", ",", ":", "=", "<>", "SMTPUTF8"]
@@ -43,3 +47,35 @@ def test_a_plain_path_is_read_without_the_email_package(monkeypatch: pytest.Monk
     assert server._getaddr("<bob.smith@example.org> SIZE=1200") == ("bob.smith@example.org", "SIZE=1200")
     with pytest.raises(AssertionError):
         server._getaddr("<>")
+
+
+def test_the_listener_s_sessions_read_paths_through_pbem_smtp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real session over loopback: MAIL FROM and RCPT TO reach PbemSMTP's reading, and aiosmtpd's own
+    parser is asked only for what is not plain (the null sender of a bounce)."""
+    asked: list[str] = []
+    parse = aiosmtpd_smtp.get_angle_addr
+
+    def counting(value: str) -> object:
+        asked.append(value)
+        return parse(value)
+
+    monkeypatch.setattr(aiosmtpd_smtp, "get_angle_addr", counting)
+    sink = Sink()
+
+    async def session() -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(make_smtp_factory(sink, 1 << 20, "pbem.test"),  # type: ignore[arg-type]
+                                          "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+
+        def send() -> None:
+            with smtplib.SMTP("127.0.0.1", port) as client:
+                client.sendmail("bob@players.example", ["g-1-w-2-abc@pbem.test"], b"Subject: x\r\n\r\ndraw\r\n")
+                client.sendmail("", ["g-1-w-2-abc@pbem.test"], b"Subject: y\r\n\r\nbounce\r\n")
+
+        await asyncio.to_thread(send)
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(session())
+    assert [value.split()[0] for value in asked] == ["<>"]  # with its SIZE parameter
