@@ -35,6 +35,9 @@ WORKER_BATCH = 16
 STOP_SECONDS = 30.0
 #: A worker process that died is started again after this pause (a crash loop would otherwise spin).
 RESTART_SECONDS = 1.0
+#: Shortest time between two reports of the worker's counts after a batch: the whole registry, collected and
+#: pickled, was a thirtieth of the worker process's CPU under load. Every round's last report carries them.
+BATCH_FIGURES_SECONDS = 1.0
 
 class _Stop:
     """Set by SIGTERM, the server's way of stopping its worker: the batch under way finishes first."""
@@ -67,6 +70,7 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
     worker, sweeper = Worker(db, services), Sweeper(db, services)
     load_variants()
     freeze_startup_heap()
+    reported = 0.0  # when the counts last went with a batch's report
     try:
         while not _Stop.asked:
             _wait_for_nudge(nudges)  # a mail stored after this is seen below, or nudges the next round
@@ -74,7 +78,9 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
             try:
                 while not _Stop.asked and worker.process_next(WORKER_BATCH):
                     worked = True
-                    reports.send(("batch", None, figures()))
+                    due = time.monotonic() - reported >= BATCH_FIGURES_SECONDS
+                    reports.send(("batch", None, figures() if due else None))
+                    reported = time.monotonic() if due else reported
                 # Moves moved deadlines: the server re-arms its alarm (the sweep stays in its process).
                 if worked:
                     reports.send(("moved", sweeper.next_event(), figures()))
@@ -152,7 +158,8 @@ class MailWorkerProcess:
             while reports.poll():
                 kind, next_event, counts = reports.recv()
                 self.last_report = time.monotonic()
-                OTHER_PROCESSES.update("mail-worker", counts)
+                if counts is not None:  # a batch's report may leave them to the round's last one
+                    OTHER_PROCESSES.update("mail-worker", counts)
                 self._on_report(kind, next_event)
         except (EOFError, OSError):  # the worker died: supervise() starts another
             self._close_reports()
