@@ -230,7 +230,7 @@ class PbemSMTP(SMTP):
     """aiosmtpd's SMTP server protocol, reading a plain ``<local@host>`` path itself.
 
     aiosmtpd reads every path with the email package's header parser and, on each call, defines a
-    ``typing.Protocol`` class for its result: a twelfth of the server's CPU on a busy server (py-spy,
+    ``typing.Protocol`` class for its result: a seventh of the server's CPU on a busy server (py-spy,
     bench/e2e.py). Any other path goes to aiosmtpd's own reading; tests/mail/test_smtpd_paths.py
     compares the two.
     """
