@@ -365,6 +365,11 @@ def _answers_once(pipe: Pipeline, raw: bytes, envelope: str) -> None:
              b"To: pbem+p3.5f0e1d2c3b4a59687766@pbem.localhost\nSubject: hi\n"
              b"Message-ID: <injection-name-1@example.org>\nMIME-Version: 1.0\n"
              b"Content-Type: text/plain; charset=utf-8\n\ngames\n", envelope=ENVELOPE)
+# And a quote cut from a display name that looks like an address: the strict parser keeps
+# "victim@example.com" and skips the rest as unreadable; a From it had to skip is answered at the envelope.
+@example(raw=b'From: victim@example.com" <tom@example.org>\r\nTo: pbem+p3.5f0e1d2c3b4a59687766@pbem.localhost\r\n'
+             b"Subject: hi\rBcc: victim2@example.com\r\nCc: victim3@example.com\r\nReply-To: victim4@example.com\r\n"
+             b"Message-ID: <injection-raw-1@example.org>\r\n\r\ngames\r\n", envelope=ENVELOPE)
 def test_mutated_samples_through_the_worker(shared_pipe: Pipeline, raw: bytes, envelope: str) -> None:
     _answers_once(shared_pipe, raw, envelope)
 

@@ -140,3 +140,17 @@ def test_a_plain_from_is_read_without_the_email_package(monkeypatch: pytest.Monk
     assert parse_from("bob@example.org") == ("", "bob@example.org")
     with pytest.raises(AssertionError):
         parse_from('"Smith, Bob" <bob@example.org>')
+
+
+@pytest.mark.parametrize("from_value", ['victim@example.com" <tom@example.org>', "Bob <bob@example.org> junk",
+                                        "bob@example.org <bob@example.org>", "Bob <bob@example.org>;"])
+def test_an_address_the_parser_kept_from_an_unreadable_from_is_no_sender(from_value: str) -> None:
+    """What the strict parser keeps of a From it had to skip parts of may be the hostile part: the mail is
+    answered at its envelope sender instead (found by test_mutated_samples_through_the_worker)."""
+    assert parse_from(from_value) == ("", "")
+    mail = parse_mail(f"From: {from_value}\r\nSubject: x\r\n\r\ngames\r\n".encode(), "envelope@players.example")
+    assert mail.sender == "envelope@players.example"
+
+
+def test_a_mail_system_from_without_a_domain_is_still_read() -> None:
+    assert parse_from("MAILER-DAEMON (Mail Delivery System)") == ("", "MAILER-DAEMON")

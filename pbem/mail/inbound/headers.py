@@ -6,7 +6,7 @@ import base64
 import binascii
 import email.utils
 import re
-from email import policy
+from email import errors, policy
 from email.message import Message
 
 from pbem.mail.inbound.charsets import decode_bytes
@@ -138,6 +138,12 @@ def _parse_from_strictly(raw: str) -> tuple[str, str]:
             header = policy.default.header_factory("from", safe)
             if any(group.display_name is not None for group in header.groups):
                 return "", ""  # From holds mailboxes, never a group ("Name: a@b;", RFC 5322 3.6.2)
+            invalid = any(isinstance(defect, errors.InvalidHeaderDefect) for defect in header.defects)
+            if invalid and header.addresses and "@" in header.addresses[0].addr_spec:
+                # The parser skipped what it could not read, and the address it kept may be the hostile part
+                # ('victim@example.com" <tom@example.org>' reads as victim@example.com): no one to answer.
+                # A bare MAILER-DAEMON is kept (it says the mail is automatic; it is never answered).
+                return "", ""
             if header.addresses:
                 return clean(header.addresses[0].display_name), header.addresses[0].addr_spec.strip()
         except Exception:  # the strict parser refused it; the lenient one may not
