@@ -227,11 +227,20 @@ class Server:
         await self.start()
         loop = asyncio.get_running_loop()
         done = asyncio.Event()
+        asked: list[str] = []
+
+        def stop_asked(sig: signal.Signals) -> None:
+            asked.append(sig.name)
+            done.set()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, done.set)
+            loop.add_signal_handler(sig, stop_asked, sig)
         what = "web pages" if self.config.web.enabled else "/healthz and /metrics"
         web = f", {what} on http://{self.web.host}:{self.web.port}/" if self.web is not None else ""
         print(f"pbem serving {self.addresses.public} on {self.config.smtp.host}:{self.port}{web} "
               f"(database {self.db.url}); Ctrl-C stops", flush=True)
         await done.wait()
+        started = time.monotonic()
+        log.info("%s: stopping; no new mail is taken, the work under way finishes", asked[0] if asked else "stop")
         await self.stop()
+        log.info("stopped in %.1f s", time.monotonic() - started)

@@ -55,6 +55,9 @@ def test_the_log_of_a_short_game(tmp_path: Path) -> None:
                   for address in (str(welcome_a["Reply-To"]), str(opening["Reply-To"]), forged)}
         assert not any(token in log for token in tokens)  # a token lets its reader act as its owner
         assert "Traceback" not in log
+        # An operator sees the stop asked for and done.
+        assert re.search(r"INFO pbem\.server: SIGTERM: stopping; no new mail is taken", log)
+        assert re.search(r"INFO pbem\.server: stopped in [\d.]+ s\n", log)
     finally:
         server.kill()
         harness.close()
