@@ -25,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import Integer, bindparam
 from sqlmodel import col, select
 
 from pbem.app.analysis import AnalysisPlan, finish_analysis, plan_analysis
@@ -37,6 +38,12 @@ from pbem.store.db import Database, GameClaims
 from pbem.store.models import AnalysisRequest, Game
 
 __all__ = ["ComputerPlayer"]
+
+# Built once: the server asks after every round of mail whether the computer has work.
+_DUE_GAMES = (select(Game.id).where(col(Game.computer_due_at).is_not(None)).order_by(col(Game.computer_due_at))
+              .limit(bindparam("limit", type_=Integer)))
+_DUE_ANALYSES = (select(AnalysisRequest.id).where(col(AnalysisRequest.done_at).is_(None))
+                 .order_by(col(AnalysisRequest.id)).limit(bindparam("limit", type_=Integer)))
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +77,10 @@ class ComputerPlayer:
         """Work waiting, oldest first: games that owe a move or answer, then analyses asked by mail."""
         if not self.settings.enabled:
             return []
-        limit = self.settings.workers * 4
+        limit = {"limit": self.settings.workers * 4}
         with self.db.read() as session:
-            games = session.exec(select(Game.id).where(col(Game.computer_due_at).is_not(None))
-                                 .order_by(col(Game.computer_due_at)).limit(limit)).all()
-            analyses = session.exec(select(AnalysisRequest.id).where(col(AnalysisRequest.done_at).is_(None))
-                                    .order_by(col(AnalysisRequest.id)).limit(limit)).all()
+            games = session.exec(_DUE_GAMES, params=limit).all()
+            analyses = session.exec(_DUE_ANALYSES, params=limit).all()
         now = self.services.now()
         keys = [f"game:{n}" for n in games] + [f"analysis:{n}" for n in analyses]
         return [key for key in keys if key not in self._busy and self._backoff.get(key, (now, None))[0] <= now]

@@ -37,6 +37,12 @@ from pbem.store.vocabulary import GameStatus
 
 __all__ = ["Sweeper"]
 
+# Built once: next_event runs after every round of the worker, and building the statements (and their cache
+# keys) each time cost more than SQLite's answers.
+_NEXT_GAME_EVENT = select(func.min(Game.next_event_at)).where(col(Game.status) == GameStatus.ACTIVE)
+_NEXT_VACATION_END = select(func.min(Account.vacation_until))
+_NEXT_DIGEST = select(func.min(Account.next_digest_at))
+
 log = logging.getLogger(__name__)
 
 #: Due games decided per transaction: one commit for many (on PostgreSQL a commit is a WAL flush), while a
@@ -91,10 +97,9 @@ class Sweeper:
     def next_event(self) -> datetime | None:
         """When the next sweep has work: the earliest game event, vacation end or digest."""
         with self.db.read() as session:
-            active = Game.status == GameStatus.ACTIVE
-            game_event = session.exec(select(func.min(Game.next_event_at)).where(active)).one()
-            vacation_end = session.exec(select(func.min(Account.vacation_until))).one()
-            digest = session.exec(select(func.min(Account.next_digest_at))).one()
+            game_event = session.exec(_NEXT_GAME_EVENT).one()
+            vacation_end = session.exec(_NEXT_VACATION_END).one()
+            digest = session.exec(_NEXT_DIGEST).one()
         moments = [m for m in (game_event, vacation_end, digest) if m is not None]
         return min(moments) if moments else None
 

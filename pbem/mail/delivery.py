@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam
+from sqlalchemy import Integer, bindparam
 from sqlmodel import col, select, update
 
 from pbem.mail.compose import plain_address
@@ -47,6 +47,13 @@ _FOLD = (update(OutboxItem)
 
 #: What a failed sending raises: the relay's refusals and the network's errors (counted; retried unless permanent).
 _SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
+#: The pending mails due at ``now``, oldest first, at most ``batch``; built once, since every round asks.
+_DUE = (select(OutboxItem).where(col(OutboxItem.status) == OutboxStatus.PENDING,
+                                 col(OutboxItem.next_attempt_at) <= bindparam("now"))
+        .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
+#: When the earliest pending mail is due; built once, since every delivery round asks.
+_NEXT_DUE = (select(OutboxItem.next_attempt_at).where(col(OutboxItem.status) == OutboxStatus.PENDING)
+             .order_by(col(OutboxItem.next_attempt_at)).limit(1))
 
 
 def _backoff(attempts: int) -> timedelta:
@@ -140,22 +147,17 @@ class Deliverer:
         due = self.next_due_in()
         if due is None or due > 0:
             return []  # nothing due: no write lock taken
-        statement = (
-            select(OutboxItem)
-            .where(OutboxItem.status == OutboxStatus.PENDING, col(OutboxItem.next_attempt_at) <= utcnow())
-            .order_by(col(OutboxItem.id))
-            .limit(self.batch)
-        )
+        due_now = {"now": utcnow(), "batch": self.batch}
         if self.db.is_sqlite:
             # One instance per SQLite file and one deliverer in it, whose round ends with its marks folded
             # in: nobody else could take these rows, and a restart releases every lease anyway. A lease
             # would only cost a commit (and the writers' lock) per round.
             with self.db.read() as session:
-                items = list(session.exec(statement).all())
+                items = list(session.exec(_DUE, params=due_now).all())
                 session.expunge_all()
             return items
         with self.db.transaction() as session:
-            items = list(session.exec(self.db.claimable(statement)).all())
+            items = list(session.exec(self.db.claimable(_DUE), params=due_now).all())
             # A lease: another instance (or this one after a crash) retries only once it runs out.
             for item in items:
                 item.next_attempt_at = utcnow() + _LEASE
@@ -368,13 +370,7 @@ class Deliverer:
     def next_due_in(self) -> float | None:
         """Seconds until the earliest pending row is due (0 if now), or None when nothing waits."""
         with self.db.read() as session:
-            statement = (
-                select(OutboxItem.next_attempt_at)
-                .where(OutboxItem.status == OutboxStatus.PENDING)
-                .order_by(col(OutboxItem.next_attempt_at))
-                .limit(1)
-            )
-            due = session.exec(statement).first()
+            due = session.exec(_NEXT_DUE).first()
         if due is None:
             return None
         return max(0.0, (due - utcnow()).total_seconds())

@@ -13,7 +13,7 @@ from email.policy import compat32
 from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -59,6 +59,8 @@ class Arrival:
 
 
 _INBOX = InboxItem.__table__  # type: ignore[attr-defined]
+#: Which of a batch's Message-IDs are stored already; built once (an expanding parameter takes any count).
+_STORED_IDS = select(_INBOX.c.message_id).where(_INBOX.c.message_id.in_(bindparam("ids", expanding=True)))
 _INSERT = insert(_INBOX)
 
 
@@ -74,9 +76,8 @@ def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
             # Core on the session's connection: the ORM's bulk insert and select cost the listener more than
             # SQLite's own work on these rows.
             connection = session.connection()
-            wanted = {arrival.message_id for arrival in arrivals}
-            stored_ids = select(_INBOX.c.message_id).where(_INBOX.c.message_id.in_(wanted))
-            known = set(connection.execute(stored_ids).scalars())
+            wanted = sorted({arrival.message_id for arrival in arrivals})
+            known = set(connection.execute(_STORED_IDS, {"ids": wanted}).scalars())
             stored: list[bool] = []
             rows: list[dict[str, Any]] = []
             for arrival in arrivals:
