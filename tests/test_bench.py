@@ -115,3 +115,31 @@ def test_plans_find_no_whole_table_read_on_the_hot_path_or_in_the_sweep(tmp_path
     assert "ix_game_status_next_event_at (status=? AND next_event_at<?)" in text  # the sweep's due games
     assert "whole" not in text, text  # SQLite's plans do not depend on the size: none reads a large table whole
 
+
+
+def test_profile_summary_splits_a_recording_by_process_and_function(tmp_path: Path) -> None:
+    """bench/profile_summary.py on a recording in py-spy's raw format (what bench/e2e.py --profile writes)."""
+    server = 'process 10:"python -m pbem serve --config x.toml"'
+    child = server + ';process 11:"python -B -c from multiprocessing.forkserver import main; main(1, 2)"'
+    recording = tmp_path / "e2e.raw"
+    recording.write_text("\n".join([
+        f"{server};thread (10): MainThread;run (asyncio/runners.py:44);store_batch (pbem/mail/smtpd.py:70) 6",
+        f"{server};thread (12): pbem-relay_0;_run_lane (pbem/mail/delivery.py:249);send (smtplib.py:360) 2",
+        f"{child};thread (11): MainThread;serve_mail (pbem/worker_process.py:77);"
+        "_process (pbem/worker.py:170);parse_mail (pbem/mail/inbound/parse.py:44) 9",
+        f"{child};thread (11): MainThread;serve_mail (pbem/worker_process.py:77);_process (pbem/worker.py:170) 3",
+        f"{child};thread (13): MainThread;serve_pictures (pbem/picture_process.py:60) 4",
+        "not a sample line",
+    ]) + "\n", encoding="utf-8")
+    done = run_bench("profile_summary.py", str(recording), "--only", "pbem/", timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "mail worker: 12 samples (50.0% of all)" in out
+    assert "server: 8 samples (33.3% of all)" in out and "MainThread 75%, pbem-relay_0 25%" in out
+    assert "picture process: 4 samples (16.7% of all)" in out
+    assert " 75.0%  parse_mail (pbem/mail/inbound/parse.py)" in out  # 9 of the worker's 12, inclusive and own
+    assert " 25.0%  _process (pbem/worker.py)" in out  # its own time: the 3 samples that ended there
+    assert "smtplib" not in out  # --only pbem/
+    empty = tmp_path / "empty.raw"
+    empty.write_text("", encoding="utf-8")
+    assert run_bench("profile_summary.py", str(empty), timeout=60).returncode == 1
