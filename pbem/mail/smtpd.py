@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from pbem.mail.addresses import Address, AddressBook, AddressKind, redacted
+from pbem.mail.inbound.headers import PLAIN_ADDRESS
 from pbem.metrics import MAILS_RECEIVED, MAILS_REFUSED
 from pbem.store.db import Database
 from pbem.store.models import Challenge, InboxItem, utcnow
@@ -221,10 +222,9 @@ class InboundHandler:
         return "451 4.3.0 internal error; please retry later"
 
 
-_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 #: MAIL FROM and RCPT TO as nearly every client writes them: ``<local@host>``, plain dot-atoms, then the
 #: parameters (no comments, no quotes, no domain literal, not the empty path).
-_PLAIN_PATH = re.compile(rf"<({_ATOM}(?:\.{_ATOM})*@{_ATOM}(?:\.{_ATOM})*)>[ \t]*([^ \t(\"\\].*)?", re.DOTALL)
+_PLAIN_PATH = re.compile(rf"<({PLAIN_ADDRESS})>[ \t]*([^ \t(\"\\].*)?", re.DOTALL)
 
 
 class PbemSMTP(SMTP):

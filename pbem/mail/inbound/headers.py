@@ -13,7 +13,7 @@ from pbem.mail.inbound.charsets import decode_bytes
 from pbem.mail.inbound.limits import MAX_PARSED_HEADER
 from pbem.mail.inbound.sanitise import CONTROL, clean
 
-__all__ = ["MSGID_TOKEN", "decode_header", "first", "parse_from", "raw_headers", "strip_envelope",
+__all__ = ["MSGID_TOKEN", "PLAIN_ADDRESS", "decode_header", "first", "parse_from", "raw_headers", "strip_envelope",
            "trim_references", "valid_address"]
 
 # No person's From is longer; such a value is not read at all (the stdlib's address parser is
@@ -111,8 +111,9 @@ _DOT_ATOM = rf"{_ATOM}(?:\.{_ATOM})*"
 #: The From most clients write, "Name <local@host>" or a bare "local@host": plain atoms, no quotes, no
 #: comments, no encoded words. Read directly, to the same result as the strict parser (a third of the
 #: time of reading a whole move mail went to that parser).
-_PLAIN_ADDRESS = rf"{_DOT_ATOM}@{_DOT_ATOM}"
-_PLAIN_FROM = re.compile(rf"[ \t]*(?:(?:({_ATOM}(?: {_ATOM})*) )?<({_PLAIN_ADDRESS})>|({_PLAIN_ADDRESS}))[ \t]*")
+#: local@host of plain dot-atoms (also how pbem.mail.smtpd reads an SMTP path).
+PLAIN_ADDRESS = rf"{_DOT_ATOM}@{_DOT_ATOM}"
+_PLAIN_FROM = re.compile(rf"[ \t]*(?:(?:({_ATOM}(?: {_ATOM})*) )?<({PLAIN_ADDRESS})>|({PLAIN_ADDRESS}))[ \t]*")
 
 
 def parse_from(raw: str | None) -> tuple[str, str]:
