@@ -47,7 +47,7 @@ from pbem.variants import get_variant  # noqa: E402
 #: Tables that grow with the games played and the mail exchanged: reading one whole is O(games).
 LARGE = ("game", "moverecord", "account", "inboxitem", "outboxitem", "observation", "digestitem", "challenge")
 #: Transaction control and the advisory locks: nothing to plan.
-_SKIP = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA|SELECT 1\b|SELECT pg_)", re.IGNORECASE)
+_SKIP = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA|SET |SELECT 1\b|SELECT pg_)", re.IGNORECASE)
 _SQLITE_SCAN = re.compile(r"^SCAN (\w+)(?! USING (?:COVERING )?INDEX)")
 _SQLITE_STATUS_ONLY = re.compile(r"^SEARCH (\w+) USING (?:COVERING )?INDEX ix_\w+_status \(status=\?\)$")
 _PG_SEQ = re.compile(r"Seq Scan on (\w+)")

@@ -79,7 +79,8 @@ class Game(SQLModel, table=True):
     state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     white_id: int = Field(foreign_key="account.id", index=True)
     black_id: int = Field(foreign_key="account.id", index=True)
-    status: str = Field(default=GameStatus.ACTIVE, max_length=16, index=True)
+    #: Found by status through ix_game_status_next_event_at, whose first column it is (migration 0013).
+    status: str = Field(default=GameStatus.ACTIVE, max_length=16)
     result: str = Field(default="*", max_length=8)
     reason: str = Field(default="", max_length=64)
     ply: int = 0
@@ -92,8 +93,9 @@ class Game(SQLModel, table=True):
     event_round: int = 0
     #: Small per-game bookkeeping of the service: pending takeback, draw-offer history, conditional moves.
     extras: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    #: The earliest reminder, late notice or timeout still to come: the sweep's index.
-    next_event_at: datetime | None = Field(default=None, index=True)
+    #: The earliest reminder, late notice or timeout still to come; the sweep reads it with the status, from
+    #: ix_game_status_next_event_at.
+    next_event_at: datetime | None = None
     draw_offer: str = Field(default="", max_length=8)  # the seat with a standing draw offer
     #: Games against the computer (pbem.app.computer): since when it owes a move or an answer; None when
     #: it owes nothing. The computer's loop polls this index; it is set and cleared with the game.
@@ -109,7 +111,7 @@ class MoveRecord(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("game_id", "ply"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    game_id: int = Field(foreign_key="game.id", index=True)
+    game_id: int = Field(foreign_key="game.id")  # found by the unique (game_id, ply) index, its first column
     ply: int
     seat: str = Field(max_length=8)
     move_number: int
@@ -199,11 +201,11 @@ class OutboxItem(SQLModel, table=True):
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     #: Boards to draw into ``raw`` before it is sent (JSON, "" for none; pbem.mail.later_pictures).
     pictures: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
-    game_id: int | None = Field(default=None, index=True)
+    game_id: int | None = None  # no query looks a game's mails up: an index would cost every insert
     kind: str = Field(default=OutboxKind.REPLY, max_length=16)
-    status: str = Field(default=OutboxStatus.PENDING, max_length=16, index=True)
+    status: str = Field(default=OutboxStatus.PENDING, max_length=16)  # by ix_outboxitem_status_next_attempt_at
     attempts: int = 0
-    next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
+    next_attempt_at: datetime = Field(default_factory=utcnow)  # read only with the status, as above
     leased_by: str = Field(default="", max_length=32)  # the delivering process, while it holds the row
     last_error: str = Field(default="", sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
