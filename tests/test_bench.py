@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import email
+import importlib.util
 import json
+import random
+import re
 import subprocess
 import sys
+from email.message import EmailMessage
+from email.policy import default as default_policy
 from pathlib import Path
+from typing import Any
+
+from sqlmodel import col, select
+
+from pbem.mail.later_pictures import finished
+from pbem.store.models import OutboxItem
+from tests.helpers.pipeline import Pipeline
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -143,3 +156,76 @@ def test_profile_summary_splits_a_recording_by_process_and_function(tmp_path: Pa
     empty = tmp_path / "empty.raw"
     empty.write_text("", encoding="utf-8")
     assert run_bench("profile_summary.py", str(empty), timeout=60).returncode == 1
+
+
+def _bench_module(name: str) -> Any:
+    """A bench script imported as a module (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def _game_mails(tmp_path: Path) -> list[bytes]:
+    """The mails of a game's start and first moves as pbem relays them, pictures drawn in."""
+    pipe = Pipeline(tmp_path)
+    try:
+        for handle in ("ann", "bob"):
+            pipe.send(f"{handle}@players.example", pipe.addresses.public, f"register {handle}")
+        pipe.drain_outbox()
+        pipe.send("ann@players.example", pipe.addresses.personal(1), "challenge bob hyperspace white")
+        challenge = next(message for to, message in pipe.drain_outbox() if to == "bob@players.example")
+        accept = re.search(r"accept \d+", str(challenge.get_body(preferencelist=("plain",)).get_content()))
+        assert accept is not None
+        pipe.send("bob@players.example", str(challenge["Reply-To"]), accept.group(0))
+        with pipe.db.read() as session:
+            white = session.exec(select(OutboxItem.recipient, OutboxItem.raw).where(
+                OutboxItem.recipient == "ann@players.example").order_by(col(OutboxItem.id).desc())).first()
+        assert white is not None
+        game_address = str(email.message_from_bytes(white[1])["Reply-To"])
+        pipe.send("ann@players.example", game_address, "e2-e4")
+        with pipe.db.read() as session:
+            rows = session.exec(select(OutboxItem.raw, OutboxItem.pictures)).all()
+        return [finished(raw, pictures) for raw, pictures in rows]
+    finally:
+        pipe.close()
+
+
+def _random_mail(rng: random.Random) -> bytes:
+    """A mail of a random shape: a text part in some encoding, alone or among HTML, pictures and attachments."""
+    words = ["move", "Zug", "déplacé", "ход", "🙂", "=", "=3D", ".", "..", "From here", "--", "\t", "a" * 90]
+    text = "\n".join(" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 8)))
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "pbem@pbem.localhost", "ann@players.example", "x"
+    message.set_content(text, cte=rng.choice(["quoted-printable", "base64", "8bit", None]))
+    if rng.random() < 0.7:
+        message.add_alternative("<p>" + text + "</p>", subtype="html")
+    if rng.random() < 0.5:
+        message.add_attachment(bytes(rng.randrange(256) for _ in range(rng.randint(1, 3000))), maintype="image",
+                               subtype="png", filename="board.png")
+    if rng.random() < 0.4:  # a text attachment, before or after the body
+        notes = EmailMessage()
+        notes.set_content("not the body\n", disposition="attachment", filename="notes.txt")
+        if message.get_content_subtype() != "mixed":
+            message.make_mixed()
+        parts = message.get_payload()
+        assert isinstance(parts, list)
+        parts.insert(rng.choice([0, len(parts)]), notes)
+    return message.as_bytes()
+
+
+def test_e2e_reads_a_mails_text_as_the_email_package_does(tmp_path: Path) -> None:
+    """bench/e2e.py finds a mail's text part by its boundaries alone: the same text as get_body's, on pbem's
+    own game mails and on random shapes."""
+    e2e = _bench_module("e2e")
+    rng = random.Random()
+    mails = _game_mails(tmp_path) + [_random_mail(rng) for _ in range(200)]
+    assert any(len(raw) > 20000 for raw in mails)  # a game mail with its picture
+    for raw in mails:
+        message = email.message_from_bytes(raw, policy=default_policy)
+        assert isinstance(message, EmailMessage)
+        part = message.get_body(preferencelist=("plain",))
+        expected = str(part.get_content()).replace("\r\n", "\n") if part is not None else ""
+        assert e2e.plain_text(raw) == expected, raw[:2000]
