@@ -3,7 +3,8 @@
 A game's status and its next event are read through ``ix_game_status_next_event_at`` (status first), an
 outbox row's status and due time through ``ix_outboxitem_status_next_attempt_at``, a game's record rows
 through the unique (game_id, ply) index; no query looks an outbox row up by its game. A move wrote to
-four of them (two outbox inserts, the record row, the game's next event), a sent mark to two.
+them eight times (three for each of its two outbox rows, one for the record row, one for the game's next
+event), and each sent mark once more (the outbox status).
 
 Revision ID: 0013
 Revises: 0012
