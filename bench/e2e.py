@@ -257,6 +257,11 @@ class Sink:
         self._reader = threading.Thread(target=self._read, name="sink-reader", daemon=True)
         self._reader.start()
 
+    @property
+    def pid(self) -> int:
+        """The sink process's id (its CPU is the bench's too: see cpu_use)."""
+        return self._process.pid or 0
+
     def _read(self) -> None:
         with contextlib.suppress(EOFError, OSError):
             while True:
@@ -900,17 +905,20 @@ def process_cpu_seconds(pid: int, below: bool = True) -> float:
 
 
 @contextlib.contextmanager
-def cpu_use(server_pid: int) -> Iterator[dict[str, float]]:
-    """Fills the yielded dict with the server's and the bench's CPU use, in % of one core, over the block."""
+def cpu_use(server_pid: int, sink_pid: int = 0) -> Iterator[dict[str, float]]:
+    """Fills the yielded dict with the server's, the bench's and (``sink_pid``) its relay sink's CPU use, in % of
+    one core, over the block. The sink receives every mail the server sends: bigger mails cost it more."""
     figures: dict[str, float] = {}
     wall, server, own = time.monotonic(), process_cpu_seconds(server_pid), time.process_time()
     alone = process_cpu_seconds(server_pid, below=False)
+    sink = process_cpu_seconds(sink_pid, below=False) if sink_pid else 0.0
     yield figures
     wall = max(time.monotonic() - wall, 1e-9)
     figures["server_cpu_pct"] = 100 * (process_cpu_seconds(server_pid) - server) / wall
     # The server's own process; the rest of server_cpu_pct is its mail worker process (worker_process = true).
     figures["server_process_cpu_pct"] = 100 * (process_cpu_seconds(server_pid, below=False) - alone) / wall
     figures["bench_cpu_pct"] = 100 * (time.process_time() - own) / wall
+    figures["sink_cpu_pct"] = 100 * (process_cpu_seconds(sink_pid, below=False) - sink) / wall if sink_pid else 0.0
 
 
 def worker_share(times_ms: list[float], seconds: float) -> dict[str, float]:
@@ -1002,29 +1010,32 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         relay = start_relay(workdir, sink.port)
         servers.append(relay)
-        with cpu_use(relay.proc.pid) as cpu:
+        with cpu_use(relay.proc.pid, sink.pid) as cpu:
             floor = relay_phase(relay, phase1, args.moves_per_game * 10, args.bare_seconds)
         floor.update(cpu)
         relay.stop()
         say(f"floor server (1 mail in, 2 out, no work): {floor['moves']} moves in {floor['seconds']:.2f} s "
             f"= {floor['rate']:.0f} moves/s; latency p50 {floor['p50_ms']:.1f} ms, p99 {floor['p99_ms']:.1f} ms; "
-            f"CPU: server {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}% of a core")
+            f"CPU: server {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}%, "
+            f"sink {cpu['sink_cpu_pct']:.0f}% of a core")
 
         logged = pbem.log_size()
-        with py_spy(pbem.proc.pid, args.profile, args.profile_gil), cpu_use(pbem.proc.pid) as cpu:
+        with py_spy(pbem.proc.pid, args.profile, args.profile_gil), cpu_use(pbem.proc.pid, sink.pid) as cpu:
             maximum = pbem_phase(phase1, args.moves_per_game, args.seconds, rate=None)
         maximum.update(cpu)
         maximum.update(worker_share(pbem.worker_times(logged), maximum["seconds"]))
         maximum.update(latency_stages(pbem.stderr_path, logged, phase1))
         say(f"pbem at maximum: {maximum['moves']} moves in {maximum['seconds']:.2f} s = {maximum['rate']:.1f} "
             f"moves/s; latency p50 {maximum['p50_ms']:.0f} ms, p99 {maximum['p99_ms']:.0f} ms; "
-            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%{split(cpu)}, bench {cpu['bench_cpu_pct']:.0f}% of a core")
-        with cpu_use(pbem.proc.pid) as cpu:
+            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%{split(cpu)}, bench {cpu['bench_cpu_pct']:.0f}%, "
+            f"sink {cpu['sink_cpu_pct']:.0f}% of a core")
+        with cpu_use(pbem.proc.pid, sink.pid) as cpu:
             half = pbem_phase(phase2, args.moves_per_game, args.seconds * 2, rate=maximum["rate"] / 2)
         half.update(cpu)
         say(f"pbem at half load ({half['offered_rate']:.1f} moves/s offered): {half['moves']} moves, "
             f"{half['rate']:.1f} moves/s; latency p50 {half['p50_ms']:.0f} ms, p99 {half['p99_ms']:.0f} ms; "
-            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}% of a core")
+            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}%, "
+            f"sink {cpu['sink_cpu_pct']:.0f}% of a core")
         pbem.check()
         return report(args, bare_result, floor, maximum, half, pbem.error_lines(), sink.mailbox.total)
     finally:
@@ -1071,7 +1082,8 @@ def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any]
 
 
 def ceiling(floor: dict[str, Any], cores: int, bare_rate: float) -> dict[str, float]:
-    """The machine's bound on moves/s: the floor server's and the bench's CPU per move, over all cores.
+    """The machine's bound on moves/s: the floor server's, the bench's and its relay sink's CPU per move, over all
+    cores.
 
     A server doing any work per move needs more CPU than the floor server, so no server can go
     faster than this with the bench on the same machine.
@@ -1080,8 +1092,9 @@ def ceiling(floor: dict[str, Any], cores: int, bare_rate: float) -> dict[str, fl
         return {"cpu_ms_per_move": 0.0, "moves_per_s": 0.0, "ratio": 0.0}
     server_ms = floor["server_cpu_pct"] / 100 * 1000 / floor["rate"]
     bench_ms = floor["bench_cpu_pct"] / 100 * 1000 / floor["rate"]
-    bound = cores * 1000 / (server_ms + bench_ms)
-    return {"server_cpu_ms_per_move": server_ms, "bench_cpu_ms_per_move": bench_ms,
+    sink_ms = floor.get("sink_cpu_pct", 0.0) / 100 * 1000 / floor["rate"]
+    bound = cores * 1000 / (server_ms + bench_ms + sink_ms)
+    return {"server_cpu_ms_per_move": server_ms, "bench_cpu_ms_per_move": bench_ms, "sink_cpu_ms_per_move": sink_ms,
             "moves_per_s": bound, "ratio": bound / bare_rate if bare_rate else 0.0}
 
 
@@ -1101,12 +1114,13 @@ Python {params['python']}, database {params['database']}; \
 {result['bare']['server_cpu_pct']:.0f}%, bench {result['bare']['bench_cpu_pct']:.0f}% of a core)
   pbem serve                      {result['pbem_moves_per_s']:9.1f} moves/s   ({maximum['moves']} moves, \
 {maximum['seconds']:.1f} s; CPU: pbem {maximum['server_cpu_pct']:.0f}%{split(maximum)}, bench \
-{maximum['bench_cpu_pct']:.0f}% of a core)
+{maximum['bench_cpu_pct']:.0f}%, sink {maximum.get('sink_cpu_pct', 0.0):.0f}% of a core)
   floor server (1 in, 2 out)      {result['floor_moves_per_s']:9.1f} moves/s   (ratio to bare \
 {result['floor_ratio']:.3f}: about the most any server reaches here)
   ceiling on {params['cores']} cores               {result['ceiling']['moves_per_s']:9.1f} moves/s   (ratio to bare \
 {result['ceiling']['ratio']:.3f}; per move the floor server uses {result['ceiling']['server_cpu_ms_per_move']:.2f} ms \
-of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms)
+of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms, its sink \
+{result['ceiling']['sink_cpu_ms_per_move']:.2f} ms)
   ratio pbem / bare               {result['ratio']:9.3f}
   ratio pbem / floor server       {result['pbem_share_of_floor']:9.3f}      target >= \
 {targets['share_of_floor_min']}  {verdict(targets['share_of_floor_ok'])}
