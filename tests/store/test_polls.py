@@ -1,17 +1,22 @@
-"""Database.waiting on SQLite: a plain connection per thread that sees every commit and holds no snapshot."""
+"""Database.waiting: a plain connection per thread (SQLite in a file, PostgreSQL) that sees every commit, holds
+no transaction between polls and never writes."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
+import pytest
 from sqlalchemy import delete, insert
 from sqlmodel import select
 
 from pbem.store.db import Database
 from pbem.store.models import Setting
+from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 
 WAITING = select(Setting.key).where(Setting.value == "waiting").limit(1)
 
@@ -78,3 +83,82 @@ def test_a_forked_process_polls_on_its_own_connection(tmp_path: Path) -> None:
         os._exit(code)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+# -- PostgreSQL: a kept autocommit connection per thread, outside the pool ----------------------------------
+
+
+@pytest.fixture
+def postgres() -> Iterator[Database]:
+    reason = postgres_available()
+    if reason is not None:
+        pytest.skip(reason)
+    url = fresh_postgres_url()
+    db = Database(url)
+    db.create_all()
+    try:
+        yield db
+    finally:
+        db.dispose()
+        drop_postgres(url)
+
+
+def _backends(db: Database) -> list[tuple[int, str, str]]:
+    """(pid, state, query) of every other session on ``db``'s database, from a connection of the test's own."""
+    with psycopg.connect(db.url.replace("+psycopg", ""), autocommit=True) as connection:
+        return [(int(pid), str(state), str(query)) for pid, state, query in connection.execute(
+            "SELECT pid, state, query FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()").fetchall()]
+
+
+def test_a_postgres_poll_sees_each_commit_and_leaves_no_transaction_open(postgres: Database) -> None:
+    assert not postgres.waiting(WAITING)
+    put(postgres, "a")
+    assert postgres.waiting(WAITING)
+    seen: list[bool] = []
+    poller = threading.Thread(target=lambda: seen.append(postgres.waiting(WAITING)))  # its own connection
+    poller.start()
+    poller.join()
+    assert seen == [True]
+    polls = [backend for backend in _backends(postgres) if backend[2].startswith("SELECT setting.key")]
+    assert len(polls) == 2, polls  # this thread's and the other thread's, kept
+    assert {state for _pid, state, _query in polls} == {"idle"}  # not "idle in transaction"
+
+
+def test_a_postgres_poll_never_writes(postgres: Database) -> None:
+    assert not postgres.waiting(WAITING)
+    connection = postgres._polls._connection()  # type: ignore[union-attr]
+    with pytest.raises(psycopg.errors.ReadOnlySqlTransaction), connection.cursor() as cursor:
+        cursor.execute("INSERT INTO setting (key, value) VALUES ('x', 'y')")
+
+
+def test_a_postgres_poll_survives_its_connection_dropped(postgres: Database) -> None:
+    """A server restart or an idle timeout ends the kept connection: the next poll opens another."""
+    assert not postgres.waiting(WAITING)
+    (poll,) = [pid for pid, _state, query in _backends(postgres) if query.startswith("SELECT setting.key")]
+    with psycopg.connect(postgres.url.replace("+psycopg", ""), autocommit=True) as connection:
+        connection.execute("SELECT pg_terminate_backend(%s)", (poll,))
+    put(postgres, "a")
+    assert postgres.waiting(WAITING)
+    polls = [pid for pid, _state, query in _backends(postgres) if query.startswith("SELECT setting.key")]
+    assert polls and poll not in polls
+
+
+def test_dispose_closes_the_postgres_poll_connections(postgres: Database) -> None:
+    assert not postgres.waiting(WAITING)
+    assert any(query.startswith("SELECT setting.key") for _pid, _state, query in _backends(postgres))
+    postgres.dispose()
+    assert not any(query.startswith("SELECT setting.key") for _pid, _state, query in _backends(postgres))
+
+
+def test_a_forked_process_polls_postgres_on_its_own_connection(postgres: Database) -> None:
+    assert not postgres.waiting(WAITING)  # this process's connection exists before the fork
+    put(postgres, "a")
+    ours = postgres._polls._connection()  # type: ignore[union-attr]
+    child = os.fork()
+    if child == 0:
+        found = postgres.waiting(WAITING) and postgres._polls._connection() is not ours  # type: ignore[union-attr]
+        os._exit(0 if found else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert postgres.waiting(WAITING)  # the parent's connection still works: the child did not close it
