@@ -172,53 +172,64 @@ class _SqlitePolls:
 
 
 class _PostgresPolls:
-    """The queues' polls (:meth:`Database.waiting`) on PostgreSQL: one autocommit connection per thread, kept
-    out of the pool, each statement compiled once with its values written in. A pooled connection cost its
-    checkout, the pool's liveness ping (a round trip) and a transaction's BEGIN and ROLLBACK around a
-    SELECT of one row: about a tenth of the worker's CPU on PostgreSQL, polling twice a round. A connection
-    that broke (the server restarted, an idle timeout) is dropped and the poll tried once more on a new one."""
+    """The queues' polls (:meth:`Database.waiting`) on PostgreSQL: autocommit, read-only connections kept outside
+    the pool, as many as polls ever ran at once (one, mostly: the server runs its worker's rounds on whichever
+    thread of its executor is free), each statement compiled once with its values written in. A pooled
+    connection cost its checkout, the pool's liveness ping (a round trip) and a transaction's BEGIN and
+    ROLLBACK around a SELECT of one row: about a tenth of the worker's CPU on PostgreSQL, polling twice a
+    round. A connection that broke (the server restarted, an idle timeout) is dropped and the poll tried once
+    more on a new one."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._local = threading.local()
         self._lock = threading.Lock()
-        self._open: list[Any] = []  # every thread's connection, closed by close()
+        self._idle: list[Any] = []  # this process's connections that no poll is using
+        self._open: list[Any] = []  # all of this process's, closed by close()
+        self._pid = os.getpid()
 
     def finds(self, statement: Any) -> bool:
         sql = self._sql(statement)
         driver = self._engine.dialect.loaded_dbapi
         for attempt in (1, 2):
-            connection = self._connection()
+            connection = self._take()
             try:
                 with connection.cursor() as cursor:
                     cursor.execute(sql)
-                    return cursor.fetchone() is not None
+                    found = cursor.fetchone() is not None
             except (driver.OperationalError, driver.InterfaceError):
                 self._drop(connection)
                 if attempt == 2:
                     raise
+                continue
+            except BaseException:
+                self._drop(connection)  # in a state nobody knows: not for the next poll
+                raise
+            with self._lock:
+                self._idle.append(connection)
+            return found
         raise AssertionError("unreachable")
 
     @functools.lru_cache(maxsize=32)  # noqa: B019  # statements are module constants; a few, kept for life
     def _sql(self, statement: Any) -> str:
         return str(statement.compile(dialect=self._engine.dialect, compile_kwargs={"literal_binds": True}))
 
-    def _connection(self) -> Any:
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid() or local.connection is None:  # a forked process opens its own
-            dialect = self._engine.dialect
-            arguments, keywords = dialect.create_connect_args(self._engine.url)
-            local.connection = dialect.connect(*arguments, **keywords)  # the driver's own, outside the pool
-            local.connection.autocommit = True  # each poll its own statement: no transaction left open
-            with local.connection.cursor() as cursor:  # and never a write, whatever it is given
-                cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-            local.pid = os.getpid()
-            with self._lock:
-                self._open.append(local.connection)
-        return local.connection
+    def _take(self) -> Any:
+        with self._lock:
+            if self._pid != os.getpid():  # a forked process: its parent's connections are not its own to use or close
+                self._idle, self._open, self._pid = [], [], os.getpid()
+            if self._idle:
+                return self._idle.pop()
+        dialect = self._engine.dialect
+        arguments, keywords = dialect.create_connect_args(self._engine.url)
+        connection: Any = dialect.connect(*arguments, **keywords)  # the driver's own, outside the pool
+        connection.autocommit = True  # each poll its own statement: no transaction left open
+        with connection.cursor() as cursor:  # and never a write, whatever it is given
+            cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+        with self._lock:
+            self._open.append(connection)
+        return connection
 
     def _drop(self, connection: Any) -> None:
-        self._local.connection = None
         with self._lock:
             if connection in self._open:
                 self._open.remove(connection)
@@ -226,10 +237,11 @@ class _PostgresPolls:
             connection.close()
 
     def close(self) -> None:
-        """Close every thread's connection (a thread that polls again opens a new one)."""
+        """Close every connection of this process's (a later poll opens a new one)."""
         with self._lock:
-            open_now, self._open = self._open, []
-        for connection in open_now:
+            closing = self._open if self._pid == os.getpid() else []
+            self._idle, self._open = [], []
+        for connection in closing:
             with contextlib.suppress(Exception):
                 connection.close()
 

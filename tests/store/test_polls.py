@@ -85,7 +85,7 @@ def test_a_forked_process_polls_on_its_own_connection(tmp_path: Path) -> None:
     assert os.waitstatus_to_exitcode(status) == 0
 
 
-# -- PostgreSQL: a kept autocommit connection per thread, outside the pool ----------------------------------
+# -- PostgreSQL: kept autocommit connections outside the pool ----------------------------------------------
 
 
 @pytest.fixture
@@ -103,12 +103,12 @@ def postgres() -> Iterator[Database]:
         drop_postgres(url)
 
 
-def _backends(db: Database) -> list[tuple[int, str, str]]:
-    """(pid, state, query) of every other session on ``db``'s database, from a connection of the test's own."""
+def _polls(db: Database) -> list[tuple[int, str]]:
+    """(pid, state) of the sessions on ``db``'s database whose last statement was one of the tests' polls."""
     with psycopg.connect(db.url.replace("+psycopg", ""), autocommit=True) as connection:
-        return [(int(pid), str(state), str(query)) for pid, state, query in connection.execute(
-            "SELECT pid, state, query FROM pg_stat_activity WHERE datname = current_database() "
-            "AND pid <> pg_backend_pid()").fetchall()]
+        return [(int(pid), str(state)) for pid, state in connection.execute(
+            "SELECT pid, state FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND query LIKE 'SELECT setting.key%'").fetchall()]
 
 
 def test_a_postgres_poll_sees_each_commit_and_leaves_no_transaction_open(postgres: Database) -> None:
@@ -116,18 +116,27 @@ def test_a_postgres_poll_sees_each_commit_and_leaves_no_transaction_open(postgre
     put(postgres, "a")
     assert postgres.waiting(WAITING)
     seen: list[bool] = []
-    poller = threading.Thread(target=lambda: seen.append(postgres.waiting(WAITING)))  # its own connection
-    poller.start()
-    poller.join()
-    assert seen == [True]
-    polls = [backend for backend in _backends(postgres) if backend[2].startswith("SELECT setting.key")]
-    assert len(polls) == 2, polls  # this thread's and the other thread's, kept
-    assert {state for _pid, state, _query in polls} == {"idle"}  # not "idle in transaction"
+    for _ in range(3):  # other threads, one after the other (the server's executor)
+        poller = threading.Thread(target=lambda: seen.append(postgres.waiting(WAITING)))
+        poller.start()
+        poller.join()
+    assert seen == [True, True, True]
+    polls = _polls(postgres)
+    assert len(polls) == 1, polls  # one poll at a time: one connection, whichever thread polls
+    assert polls[0][1] == "idle"  # not "idle in transaction"
+
+
+def test_polls_at_once_each_have_a_connection(postgres: Database) -> None:
+    first = postgres._polls._take()  # type: ignore[union-attr]  # a poll under way in another thread
+    assert not postgres.waiting(WAITING)
+    second = postgres._polls._take()  # type: ignore[union-attr]
+    assert second is not first  # the one the poll above used, given back; the first is still out
+    assert len(_polls(postgres)) == 1  # the first one never polled
 
 
 def test_a_postgres_poll_never_writes(postgres: Database) -> None:
     assert not postgres.waiting(WAITING)
-    connection = postgres._polls._connection()  # type: ignore[union-attr]
+    connection = postgres._polls._take()  # type: ignore[union-attr]
     with pytest.raises(psycopg.errors.ReadOnlySqlTransaction), connection.cursor() as cursor:
         cursor.execute("INSERT INTO setting (key, value) VALUES ('x', 'y')")
 
@@ -135,30 +144,32 @@ def test_a_postgres_poll_never_writes(postgres: Database) -> None:
 def test_a_postgres_poll_survives_its_connection_dropped(postgres: Database) -> None:
     """A server restart or an idle timeout ends the kept connection: the next poll opens another."""
     assert not postgres.waiting(WAITING)
-    (poll,) = [pid for pid, _state, query in _backends(postgres) if query.startswith("SELECT setting.key")]
+    ((poll, _state),) = _polls(postgres)
     with psycopg.connect(postgres.url.replace("+psycopg", ""), autocommit=True) as connection:
         connection.execute("SELECT pg_terminate_backend(%s)", (poll,))
     put(postgres, "a")
     assert postgres.waiting(WAITING)
-    polls = [pid for pid, _state, query in _backends(postgres) if query.startswith("SELECT setting.key")]
-    assert polls and poll not in polls
+    polls = [pid for pid, _state in _polls(postgres)]
+    assert len(polls) == 1 and poll not in polls
 
 
 def test_dispose_closes_the_postgres_poll_connections(postgres: Database) -> None:
     assert not postgres.waiting(WAITING)
-    assert any(query.startswith("SELECT setting.key") for _pid, _state, query in _backends(postgres))
+    assert _polls(postgres)
     postgres.dispose()
-    assert not any(query.startswith("SELECT setting.key") for _pid, _state, query in _backends(postgres))
+    assert not _polls(postgres)
 
 
 def test_a_forked_process_polls_postgres_on_its_own_connection(postgres: Database) -> None:
     assert not postgres.waiting(WAITING)  # this process's connection exists before the fork
     put(postgres, "a")
-    ours = postgres._polls._connection()  # type: ignore[union-attr]
+    ((parent, _state),) = _polls(postgres)
     child = os.fork()
     if child == 0:
-        found = postgres.waiting(WAITING) and postgres._polls._connection() is not ours  # type: ignore[union-attr]
+        found = postgres.waiting(WAITING) and len(_polls(postgres)) == 2  # the parent's, and one of its own
+        postgres.dispose()  # closes the child's own connection, never the parent's
         os._exit(0 if found else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
-    assert postgres.waiting(WAITING)  # the parent's connection still works: the child did not close it
+    assert postgres.waiting(WAITING)  # the parent's connection still works
+    assert [pid for pid, _state in _polls(postgres)] == [parent]
