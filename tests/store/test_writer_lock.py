@@ -57,15 +57,20 @@ def test_a_rolled_back_transaction_lets_the_lock_go(tmp_path: Path) -> None:
 def test_a_writer_waits_for_another_process_holding_the_lock(tmp_path: Path) -> None:
     db = Database(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
     db.create_all()
+    released = tmp_path / "released"  # written by the holder just before it lets the lock go
     holder = subprocess.Popen(
         [sys.executable, "-c", "import fcntl, os, sys, time\n"
          "fd = os.open(sys.argv[1], os.O_RDWR)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
-         "print('held', flush=True)\ntime.sleep(0.5)\n", str(tmp_path / "pbem.sqlite3.writer-lock")],
+         "print('held', flush=True)\ntime.sleep(0.5)\n"
+         "open(sys.argv[2], 'w').close()\nfcntl.flock(fd, fcntl.LOCK_UN)\n",
+         str(tmp_path / "pbem.sqlite3.writer-lock"), str(released)],
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with db.transaction() as session:  # blocks until the holder exits (its lock goes with it)
-            assert holder.poll() is not None
+        # Blocks until the holder lets go. (It used to check that the holder had exited, which raced with
+        # the exit itself: the kernel drops a dying process's locks a moment before its parent can reap it.)
+        with db.transaction() as session:
+            assert released.exists()
             session.add(Setting(key="after", value="1"))
     finally:
         holder.wait(10)
