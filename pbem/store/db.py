@@ -143,6 +143,13 @@ class _SqliteWriters:
         return True
 
 
+@functools.lru_cache(maxsize=64)
+def _literal_sql(statement: Any, dialect: Any) -> str:
+    """A poll's statement as the dialect's SQL with its values written in, compiled once (the polls' statements
+    are module constants: a few, kept for life)."""
+    return str(statement.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+
+
 class _SqlitePolls:
     """The queues' polls (:meth:`Database.waiting`) on a plain sqlite3 connection per thread, read-only: a
     SQLAlchemy connection's checkout and execution cost fifty microseconds around a SELECT of three, and
@@ -155,11 +162,7 @@ class _SqlitePolls:
         self._local = threading.local()
 
     def finds(self, statement: Any) -> bool:
-        return bool(self._connection().execute(self._sql(statement)).fetchall())
-
-    @functools.lru_cache(maxsize=32)  # noqa: B019  # statements are module constants; a few, kept for life
-    def _sql(self, statement: Any) -> str:
-        return str(statement.compile(dialect=self._dialect, compile_kwargs={"literal_binds": True}))
+        return bool(self._connection().execute(_literal_sql(statement, self._dialect)).fetchall())
 
     def _connection(self) -> sqlite3.Connection:
         local = self._local
@@ -188,7 +191,7 @@ class _PostgresPolls:
         self._pid = os.getpid()
 
     def finds(self, statement: Any) -> bool:
-        sql = self._sql(statement)
+        sql = _literal_sql(statement, self._engine.dialect)
         driver = self._engine.dialect.loaded_dbapi
         for attempt in (1, 2):
             connection = self._take()
@@ -208,10 +211,6 @@ class _PostgresPolls:
                 self._idle.append(connection)
             return found
         raise AssertionError("unreachable")
-
-    @functools.lru_cache(maxsize=32)  # noqa: B019  # statements are module constants; a few, kept for life
-    def _sql(self, statement: Any) -> str:
-        return str(statement.compile(dialect=self._engine.dialect, compile_kwargs={"literal_binds": True}))
 
     def _take(self) -> Any:
         with self._lock:
