@@ -55,6 +55,8 @@ MAX_MESSAGE_BYTES = 1048576
 #: pbem's moves/s against the do-nothing relay's (the floor server's) in the same run (issue 19).
 TARGET_SHARE_OF_FLOOR = 0.35
 TARGET_P99_MS = 250.0
+#: The least gain in moves/s for which the maximum is sought at a load twice as heavy.
+RISE = 0.05
 #: Relay connections of the floor server: enough that its forwarding never waits on a single connection.
 RELAY_SENDERS = 4
 
@@ -847,6 +849,25 @@ def pbem_phase(games: list[Game], moves_per_game: int, seconds: float, rate: flo
     }
 
 
+def step_counts(games: int, steps: int) -> list[int]:
+    """The loads at which a server's maximum is sought: ``games`` concurrent games (and SMTP clients), then
+    twice and four times as many, up to ``steps`` loads. Each client waits for its answers before its next
+    move, so a server whose answers take longer needs more clients to be kept busy: with too few, the bench
+    measures its latency instead of its throughput."""
+    return [games * 2 ** step for step in range(steps)]
+
+
+def still_rising(steps: list[dict[str, Any]]) -> bool:
+    """Whether the next, heavier load is worth trying: the last step gained at least 5% over the one before
+    (the first is always followed by a second); below that the server is saturated."""
+    return len(steps) < 2 or steps[-1]["rate"] >= steps[-2]["rate"] * (1 + RISE)
+
+
+def best(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """The step of the most moves/s: the server's maximum."""
+    return max(steps, key=lambda step: float(step["rate"]))
+
+
 def percentile(sorted_values: list[float], pct: float) -> float:
     """Nearest-rank percentile of an ascending list (0 for an empty one)."""
     if not sorted_values:
@@ -990,9 +1011,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         pbem = start_pbem(workdir, sink.port, args.worker_process, database_url)
         servers.append(pbem)
         say(f"pbem serve listening on 127.0.0.1:{pbem.port}, sink on 127.0.0.1:{sink.port}, workdir {workdir}")
-        phase1 = make_games(args.games, 0, sink, pbem, args.timeout, args.seed)
-        phase2 = make_games(args.games, args.games, sink, pbem, args.timeout, args.seed)
-        all_games = phase1 + phase2
+        # The maximum is sought at several loads, each step with fresh games (see step_counts).
+        counts = step_counts(args.games, args.steps)
+        pool = make_games(sum(counts), 0, sink, pbem, args.timeout, args.seed)
+        steps = [pool[sum(counts[:i]):sum(counts[:i + 1])] for i in range(len(counts))]
+        phase1 = steps[0]
+        phase2 = make_games(args.games, len(pool), sink, pbem, args.timeout, args.seed)
+        all_games = pool + phase2
         started = time.monotonic()
         set_up_all(all_games)
         say(f"set-up: {2 * len(all_games)} players registered, {len(all_games)} games started "
@@ -1010,25 +1035,39 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         relay = start_relay(workdir, sink.port)
         servers.append(relay)
-        with cpu_use(relay.proc.pid, sink.pid) as cpu:
-            floor = relay_phase(relay, phase1, args.moves_per_game * 10, args.bare_seconds)
-        floor.update(cpu)
+        floor_steps: list[dict[str, Any]] = []
+        for count in counts:
+            with cpu_use(relay.proc.pid, sink.pid) as cpu:
+                # Any set-up game will do for the floor, which only forwards: the pool's first ``count``.
+                floor = relay_phase(relay, pool[:count], args.moves_per_game * 10, args.bare_seconds)
+            floor.update(cpu, games=count)
+            floor_steps.append(floor)
+            say(f"floor server (1 mail in, 2 out, no work), {count} games: {floor['moves']} moves in "
+                f"{floor['seconds']:.2f} s = {floor['rate']:.0f} moves/s; latency p50 {floor['p50_ms']:.1f} ms, "
+                f"p99 {floor['p99_ms']:.1f} ms; CPU: server {cpu['server_cpu_pct']:.0f}%, "
+                f"bench {cpu['bench_cpu_pct']:.0f}%, sink {cpu['sink_cpu_pct']:.0f}% of a core")
+            if not still_rising(floor_steps):
+                break
         relay.stop()
-        say(f"floor server (1 mail in, 2 out, no work): {floor['moves']} moves in {floor['seconds']:.2f} s "
-            f"= {floor['rate']:.0f} moves/s; latency p50 {floor['p50_ms']:.1f} ms, p99 {floor['p99_ms']:.1f} ms; "
-            f"CPU: server {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}%, "
-            f"sink {cpu['sink_cpu_pct']:.0f}% of a core")
+        floor = best(floor_steps)
 
-        logged = pbem.log_size()
-        with py_spy(pbem.proc.pid, args.profile, args.profile_gil), cpu_use(pbem.proc.pid, sink.pid) as cpu:
-            maximum = pbem_phase(phase1, args.moves_per_game, args.seconds, rate=None)
-        maximum.update(cpu)
-        maximum.update(worker_share(pbem.worker_times(logged), maximum["seconds"]))
-        maximum.update(latency_stages(pbem.stderr_path, logged, phase1))
-        say(f"pbem at maximum: {maximum['moves']} moves in {maximum['seconds']:.2f} s = {maximum['rate']:.1f} "
-            f"moves/s; latency p50 {maximum['p50_ms']:.0f} ms, p99 {maximum['p99_ms']:.0f} ms; "
-            f"CPU: pbem {cpu['server_cpu_pct']:.0f}%{split(cpu)}, bench {cpu['bench_cpu_pct']:.0f}%, "
-            f"sink {cpu['sink_cpu_pct']:.0f}% of a core")
+        maximum_steps: list[dict[str, Any]] = []
+        with py_spy(pbem.proc.pid, args.profile, args.profile_gil):
+            for games in steps:
+                logged = pbem.log_size()
+                with cpu_use(pbem.proc.pid, sink.pid) as cpu:
+                    maximum = pbem_phase(games, args.moves_per_game, args.seconds, rate=None)
+                maximum.update(cpu, games=len(games))
+                maximum.update(worker_share(pbem.worker_times(logged), maximum["seconds"]))
+                maximum.update(latency_stages(pbem.stderr_path, logged, games))
+                maximum_steps.append(maximum)
+                say(f"pbem at maximum, {len(games)} games: {maximum['moves']} moves in {maximum['seconds']:.2f} s = "
+                    f"{maximum['rate']:.1f} moves/s; latency p50 {maximum['p50_ms']:.0f} ms, "
+                    f"p99 {maximum['p99_ms']:.0f} ms; CPU: pbem {cpu['server_cpu_pct']:.0f}%{split(cpu)}, "
+                    f"bench {cpu['bench_cpu_pct']:.0f}%, sink {cpu['sink_cpu_pct']:.0f}% of a core")
+                if not still_rising(maximum_steps):
+                    break
+        maximum = best(maximum_steps)
         with cpu_use(pbem.proc.pid, sink.pid) as cpu:
             half = pbem_phase(phase2, args.moves_per_game, args.seconds * 2, rate=maximum["rate"] / 2)
         half.update(cpu)
@@ -1037,7 +1076,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"CPU: pbem {cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}%, "
             f"sink {cpu['sink_cpu_pct']:.0f}% of a core")
         pbem.check()
-        return report(args, bare_result, floor, maximum, half, pbem.error_lines(), sink.mailbox.total)
+        result = report(args, bare_result, floor, maximum, half, pbem.error_lines(), sink.mailbox.total)
+        result.update(floor_steps=floor_steps, maximum_steps=maximum_steps)
+        return result
     finally:
         for game in all_games:
             game.client.close()
@@ -1057,7 +1098,8 @@ def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any]
     ratio = maximum["rate"] / bare["rate"] if bare["rate"] else 0.0
     share_of_floor = maximum["rate"] / floor["rate"] if floor["rate"] else 0.0
     return {
-        "parameters": {"games": args.games, "moves_per_game": args.moves_per_game, "seconds": args.seconds,
+        "parameters": {"games": args.games, "steps": args.steps, "moves_per_game": args.moves_per_game,
+                       "seconds": args.seconds,
                        "connection_per_message": args.connect_per_message,
                        "seed": args.seed, "cores": os.cpu_count(), "python": platform.python_version(),
                        "machine": platform.machine(), "database": "postgresql" if args.postgresql else "sqlite",
@@ -1107,20 +1149,24 @@ def print_summary(result: dict[str, Any]) -> None:
 
     print(f"""
 pbem end-to-end benchmark
-  games {params['games']} concurrent, up to {params['moves_per_game']} moves each; {params['cores']} cores, \
+  games {params['games']} concurrent and up to {params['steps'] - 1} times twice as many while moves/s rise, \
+up to {params['moves_per_game']} moves each; {params['cores']} cores, \
 Python {params['python']}, database {params['database']}; \
 {'a new connection per message' if params['connection_per_message'] else 'one connection per client'}
   bare aiosmtpd (null handler)   {result['bare_messages_per_s']:9.1f} messages/s   (CPU: server \
 {result['bare']['server_cpu_pct']:.0f}%, bench {result['bare']['bench_cpu_pct']:.0f}% of a core)
-  pbem serve                      {result['pbem_moves_per_s']:9.1f} moves/s   ({maximum['moves']} moves, \
+  pbem serve                      {result['pbem_moves_per_s']:9.1f} moves/s   ({maximum['games']} games, \
+{maximum['moves']} moves, \
 {maximum['seconds']:.1f} s; CPU: pbem {maximum['server_cpu_pct']:.0f}%{split(maximum)}, bench \
 {maximum['bench_cpu_pct']:.0f}%, sink {maximum.get('sink_cpu_pct', 0.0):.0f}% of a core)
-  floor server (1 in, 2 out)      {result['floor_moves_per_s']:9.1f} moves/s   (ratio to bare \
+  floor server (1 in, 2 out)      {result['floor_moves_per_s']:9.1f} moves/s   ({result['floor']['games']} games; \
+ratio to bare \
 {result['floor_ratio']:.3f}: about the most any server reaches here)
   ceiling on {params['cores']} cores               {result['ceiling']['moves_per_s']:9.1f} moves/s   (ratio to bare \
 {result['ceiling']['ratio']:.3f}; per move the floor server uses {result['ceiling']['server_cpu_ms_per_move']:.2f} ms \
 of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms, its sink \
 {result['ceiling']['sink_cpu_ms_per_move']:.2f} ms)
+  by load (games: moves/s)        floor {steps_text(result['floor_steps'])}; pbem {steps_text(result['maximum_steps'])}
   ratio pbem / bare               {result['ratio']:9.3f}
   ratio pbem / floor server       {result['pbem_share_of_floor']:9.3f}      target >= \
 {targets['share_of_floor_min']}  {verdict(targets['share_of_floor_ok'])}
@@ -1132,6 +1178,10 @@ of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms, its sink 
   mails relayed {result['mails_relayed']}, errors logged by pbem {result['pbem_errors_logged']}""")
 
 
+def steps_text(steps: list[dict[str, Any]]) -> str:
+    return ", ".join(f"{step['games']}: {step['rate']:.0f}" for step in steps)
+
+
 def say(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
@@ -1141,6 +1191,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="End-to-end throughput of pbem serve against a bare aiosmtpd server, over loopback SMTP.",
         epilog="Exit status: 0 targets met, 1 targets missed, 2 the run failed.")
     parser.add_argument("--games", type=int, default=20, help="concurrent games (and SMTP clients) [20]")
+    parser.add_argument("--steps", type=int, default=3,
+                        help="loads at which the floor's and pbem's maximum are sought: --games concurrent games, "
+                             "then twice and four times as many ..., while a step gains 5%% or more [3]")
     parser.add_argument("--moves-per-game", type=int, default=30, help="moves (plies) per game and phase [30]")
     parser.add_argument("--seconds", type=float, default=60.0,
                         help="time cap of the maximum phase; twice that for the half-load phase [60]")
@@ -1167,8 +1220,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--serve-relay", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--sink-port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.serve_bare is None and args.serve_relay is None and (args.games < 1 or args.moves_per_game < 1):
-        parser.error("--games and --moves-per-game must be at least 1")
+    if args.serve_bare is None and args.serve_relay is None and (
+            args.games < 1 or args.moves_per_game < 1 or args.steps < 1):
+        parser.error("--games, --steps and --moves-per-game must be at least 1")
     return args
 
 

@@ -42,7 +42,7 @@ def test_move_cost_times_every_move_and_stage(tmp_path: Path) -> None:
 
 def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
     out = tmp_path / "e2e.json"
-    done = run_bench("e2e.py", "--games", "2", "--moves-per-game", "3", "--bare-seconds", "1",
+    done = run_bench("e2e.py", "--games", "2", "--steps", "2", "--moves-per-game", "3", "--bare-seconds", "1",
                      "--bare-messages", "50", "--json", str(out), timeout=240)
     assert done.returncode in (0, 1), done.stderr  # 1: targets missed; 2 would be a failed run
     result = json.loads(out.read_text())
@@ -51,12 +51,19 @@ def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
     # The relay sink's CPU is counted beside the bench's (clock ticks: a tiny phase may show none).
     assert all(result[phase]["sink_cpu_pct"] >= 0 for phase in ("floor", "maximum", "half_load"))
     assert result["ceiling"]["sink_cpu_ms_per_move"] >= 0
-    assert result["maximum"]["moves"] == 6 and result["half_load"]["moves"] == 6
-    assert result["mails_relayed"] >= 4 * 6  # set-up mails, then two per move in each phase
+    # The maximum is sought with 2 games, then 4 (the first step is always followed by a second), each step
+    # with games of its own; the best step is the maximum, and the half load runs with --games games.
+    assert [step["games"] for step in result["maximum_steps"]] == [2, 4]
+    assert [step["moves"] for step in result["maximum_steps"]] == [6, 12]
+    assert result["maximum"] == max(result["maximum_steps"], key=lambda step: step["rate"])
+    assert [step["games"] for step in result["floor_steps"]] == [2, 4]
+    assert result["floor"] == max(result["floor_steps"], key=lambda step: step["rate"])
+    assert result["half_load"]["moves"] == 6
+    assert result["mails_relayed"] >= 4 * (6 + 12 + 6)  # set-up mails, then two per move in each phase
     assert result["pbem_errors_logged"] == 0
     assert result["ratio"] == result["pbem_moves_per_s"] / result["bare_messages_per_s"]
     # The worker's own log says how long each mail of the maximum phase took it.
-    assert result["maximum"]["worker_mails"] == 6 and result["maximum"]["worker_ms_p50"] > 0
+    assert result["maximum"]["worker_mails"] == result["maximum"]["moves"] and result["maximum"]["worker_ms_p50"] > 0
     assert 0 < result["maximum"]["worker_busy_pct"] <= 100
 
 
@@ -232,3 +239,16 @@ def test_e2e_reads_a_mails_text_as_the_email_package_does(tmp_path: Path) -> Non
         part = message.get_body(preferencelist=("plain",))
         expected = str(part.get_content()).replace("\r\n", "\n") if part is not None else ""
         assert e2e.plain_text(raw) == expected, raw[:2000]
+
+
+def test_e2e_seeks_the_maximum_while_moves_per_second_rise() -> None:
+    """The loads double from --games while each step gains 5% or more: a server kept waiting for its answers
+    by too few clients is not reported at its latency's pace."""
+    e2e = _bench_module("e2e")
+    assert e2e.step_counts(20, 3) == [20, 40, 80] and e2e.step_counts(5, 1) == [5]
+    assert e2e.still_rising([{"rate": 100.0}])  # one step is never enough
+    assert e2e.still_rising([{"rate": 100.0}, {"rate": 105.0}])
+    assert not e2e.still_rising([{"rate": 100.0}, {"rate": 104.9}])
+    assert not e2e.still_rising([{"rate": 100.0}, {"rate": 90.0}])
+    steps = [{"games": 20, "rate": 150.0}, {"games": 40, "rate": 190.0}, {"games": 80, "rate": 185.0}]
+    assert e2e.best(steps)["games"] == 40
