@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import mailbox
+import re
 import secrets
 import smtplib
 import socket
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from sqlalchemy import Integer, bindparam
 from sqlmodel import col, select, update
 
 from pbem.mail.compose import plain_address
+from pbem.mail.inbound.headers import PLAIN_ADDRESS
 from pbem.mail.later_pictures import finished
 from pbem.mail.sent_journal import SentJournal
 from pbem.metrics import OUTBOX_RETRIED, OUTBOX_SENT
@@ -45,6 +47,8 @@ _FOLD = (update(OutboxItem)
                  leased_by=""))
 
 
+#: A recipient RCPT writes as ``<local@host>`` without smtplib's quoting (see _RelayConnection.rcpt).
+_PLAIN_PATH = re.compile(PLAIN_ADDRESS)
 #: What a failed sending raises: the relay's refusals and the network's errors (counted; retried unless permanent).
 _SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
 #: The pending mails due at ``now``, oldest first, at most ``batch``; built once, since every round asks.
@@ -68,6 +72,15 @@ class _RelayConnection(smtplib.SMTP):
     nothing, a crash between the relay's 250 and our mark sends the mail again. So the deliverer runs
     the first step on several connections at once and the second one at a time (see Deliverer).
     """
+
+    def rcpt(self, recip: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
+        """smtplib's RCPT, a plain address (local@host of dot-atoms) written as ``<local@host>`` by hand:
+        smtplib runs every address through the email package's parser to quote it, 5 µs a mail, more than
+        the rest of the command. Whatever the pattern lets through, smtplib would write the same."""
+        if options or not _PLAIN_PATH.fullmatch(recip):
+            return super().rcpt(recip, options)
+        self.putcmd("rcpt", f"TO:<{recip}>")
+        return self.getreply()
 
     def connect(self, host: str = "localhost", port: int = 0, source_address: Any = None) -> tuple[int, bytes]:
         answer = super().connect(host, port, source_address)

@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
+from hypothesis import example, given
+from hypothesis import strategies as st
 from sqlmodel import select
 
 import pbem.mail.smtpd
-from pbem.mail.delivery import Deliverer, dot_stuffed
+from pbem.mail.delivery import Deliverer, _RelayConnection, dot_stuffed
 from pbem.store.models import InboxItem, OutboxItem, utcnow
 from tests.helpers.harness import Harness, Player, SinkHandler, body_of
 from tests.helpers.pipeline import Pipeline
@@ -244,3 +246,46 @@ def test_mails_to_several_players_go_on_several_connections_and_are_taken_one_at
         deliverer.close()
         relay.stop()
         pipe.close()
+
+
+class _Written(_RelayConnection):
+    """A relay connection that keeps the commands it would send and answers each 250."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.commands: list[str] = []
+
+    def putcmd(self, cmd: str, args: str = "") -> None:
+        self.commands.append(f"{cmd} {args}")
+
+    def getreply(self) -> tuple[int, bytes]:
+        return 250, b"OK"
+
+
+_ADDRESS_PIECES = ["bob", "a.b", "o'neil", "x+tag", "{}", "|", "~", ".", "..", "@", "@@", "example.org", "ex-ample.co",
+                   " ", '"', "<", ">", "(c)", ",", ";", ":", "[1.2.3.4]", "\\", "é", "\t", ""]
+
+
+@given(st.lists(st.sampled_from(_ADDRESS_PIECES), max_size=8))
+@example(["bob", "@", "example.org"])
+@example(["o'neil", "@", "ex-ample.co"])
+@example(["a.b", "@", "example.org", " "])
+def test_a_plain_recipient_is_written_as_smtplib_writes_it(pieces: list[str]) -> None:
+    """RCPT quotes a plain address by hand; smtplib would have written the same command for any address."""
+    address = "".join(pieces)
+    ours, theirs = _Written(), _Written()
+    ours.rcpt(address)
+    smtplib.SMTP.rcpt(theirs, address)
+    assert ours.commands == theirs.commands
+
+
+def test_a_plain_recipient_is_quoted_without_the_email_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(address: str) -> str:
+        raise AssertionError("smtplib quoted it")
+
+    monkeypatch.setattr(smtplib, "quoteaddr", refuse)
+    connection = _Written()
+    connection.rcpt("g12.w.abc-def@pbem.example")
+    assert connection.commands == ["rcpt TO:<g12.w.abc-def@pbem.example>"]
+    with pytest.raises(AssertionError):
+        connection.rcpt("Bob <bob@example.org>")
