@@ -26,7 +26,6 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from pbem.store import models, schema
-from pbem.store.row_writes import write_changed_games
 
 __all__ = ["Database", "GameClaims", "Leadership"]
 
@@ -38,9 +37,6 @@ _CLAIM_SPACE = {"game": 0x70626367, "analysis": 0x70626361}  # first keys of per
 # The two-key advisory lock functions take int4s; psycopg would send Python ints as bigint.
 _TRY_CLAIM = text("SELECT pg_try_advisory_lock(CAST(:space AS integer), CAST(:number AS integer))")
 _UNCLAIM = text("SELECT pg_advisory_unlock(CAST(:space AS integer), CAST(:number AS integer))")
-
-# Every session writes its changed games with a compiled-once UPDATE before the ORM's flush (see row_writes).
-event.listen(Session, "before_flush", write_changed_games)
 
 
 def _prepare_sqlite(engine: Engine) -> None:
