@@ -1149,8 +1149,8 @@ def print_summary(result: dict[str, Any]) -> None:
 
     print(f"""
 pbem end-to-end benchmark
-  games {params['games']} concurrent and up to {params['steps'] - 1} times twice as many while moves/s rise, \
-up to {params['moves_per_game']} moves each; {params['cores']} cores, \
+  games {', '.join(map(str, step_counts(params['games'], params['steps'])))} concurrent (each load while moves/s \
+rise), up to {params['moves_per_game']} moves each; {params['cores']} cores, \
 Python {params['python']}, database {params['database']}; \
 {'a new connection per message' if params['connection_per_message'] else 'one connection per client'}
   bare aiosmtpd (null handler)   {result['bare_messages_per_s']:9.1f} messages/s   (CPU: server \
