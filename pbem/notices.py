@@ -41,19 +41,20 @@ class NoticeWriter:
 
     def write_next(self, batch: int = 1) -> bool:
         """Write up to ``batch`` waiting notices; False when none waits."""
-        return self.db.work_through(_NOTICE_WAITING, _new_notices(batch), self._write_one)
+        return self.db.work_through(_NOTICE_WAITING, _new_notices(batch), self._write_one, self._fail_one)
 
     def _write_one(self, session: Session, notice: GameNotice) -> None:
-        try:
-            with session.begin_nested():
-                game = session.exec(self.db.locked(select(Game).where(Game.id == notice.game_id))).one()
-                ctx = Context(session=session, services=self.services)
-                ctx.touched_games[notice.game_id] = game
-                if write_notice(ctx, game, notice):
-                    queue_outgoing(ctx)
-                session.delete(notice)
-        except Exception:  # kept, marked, and logged: the other notices and mails still go
-            log.exception("notice %s (%s in game %s) failed", notice.id, notice.kind, notice.game_id)
-            notice.status = NoticeStatus.FAILED
-            notice.error = traceback.format_exc()[-4000:]
-            session.add(notice)
+        game = session.exec(self.db.locked(select(Game).where(Game.id == notice.game_id))).one()
+        ctx = Context(session=session, services=self.services)
+        ctx.touched_games[notice.game_id] = game
+        if write_notice(ctx, game, notice):
+            queue_outgoing(ctx)
+        session.delete(notice)
+
+    def _fail_one(self, session: Session, notice: GameNotice, error: Exception) -> None:
+        """A notice whose writing raised (its transaction is rolled back): kept, marked and logged; the other
+        notices and the mails still go."""
+        log.error("notice %s (%s in game %s) failed", notice.id, notice.kind, notice.game_id, exc_info=error)
+        notice.status = NoticeStatus.FAILED
+        notice.error = "".join(traceback.format_exception(error))[-4000:]
+        session.add(notice)

@@ -125,34 +125,34 @@ class Worker:
 
         One notice a round: a sweep that ended a hundred games leaves a hundred notices (each some 40 ms
         of pictures), and the moves that arrive meanwhile go between them instead of after them all.
-        The mails share one commit (one fsync), but each runs in a savepoint of its
-        own: a mail that fails leaves nothing behind but its 'failed' mark, and the
-        others in the batch still apply.
+        The mails share one commit. A mail that fails leaves nothing behind but its 'failed' mark and
+        the answer that says so: its batch is rolled back and the others in it are applied again
+        (``Database.work_through``).
         """
         wrote = self.notices.write_next()
         return self.process_mail(batch) or wrote
 
     def process_mail(self, batch: int = 1) -> bool:
         """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty."""
-        return self.db.work_through(WAITING, new_mails(batch), self._process_one)
+        return self.db.work_through(WAITING, new_mails(batch), self._process_one, self._fail_one)
 
     def _process_one(self, session: Session, row: Any) -> None:
         item = StoredMail.of(row)
+        item.status = self._process(session, item)
+        mark(session, item, utcnow())  # in the mail's transaction: the mark stands or falls with the work
+
+    def _fail_one(self, session: Session, row: Any, error: Exception) -> None:
+        """A mail whose processing raised (its transaction is rolled back): marked failed, its sender told."""
+        item = StoredMail.of(row)
+        log.error("inbox %s (%s) failed", item.id, item.message_id, exc_info=error)
+        MAILS_FAILED.inc()
+        item.status = InboxStatus.FAILED
+        item.error = "".join(traceback.format_exception(error))[-4000:]
         try:
             with session.begin_nested():
-                item.status = self._process(session, item)
-                mark(session, item, utcnow())  # in the savepoint: the mark stands or falls with the work
-            return
-        except Exception:
-            log.exception("inbox %s (%s) failed", item.id, item.message_id)
-            MAILS_FAILED.inc()
-            item.status = InboxStatus.FAILED
-            item.error = traceback.format_exc()[-4000:]
-            try:
-                with session.begin_nested():
-                    self._notify_failure(session, item)
-            except Exception:  # the failure mark must be committed whatever happens here
-                log.exception("inbox %s: could not tell the sender", item.id)
+                self._notify_failure(session, item)
+        except Exception:  # the failure mark must be committed whatever happens here
+            log.exception("inbox %s: could not tell the sender", item.id)
         mark(session, item, utcnow())
 
     def drain(self) -> int:

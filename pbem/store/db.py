@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import logging
 import os
 import secrets
 import sqlite3
@@ -29,12 +30,17 @@ from pbem.store import models, schema
 
 __all__ = ["Database", "GameClaims", "Leadership"]
 
+log = logging.getLogger(__name__)
+
 _READ_ONLY = "pbem_read_only"
 _POLL = "pbem_poll"  # a connection that runs one read-only SELECT
 _MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key of schema migrations
 _LEADER_LOCK = 0x7062656E  # the advisory lock key held by the instance that runs the scheduler
 _CLAIM_SPACE = {"game": 0x70626367, "analysis": 0x70626361}  # first keys of per-game / per-request claims
 # The two-key advisory lock functions take int4s; psycopg would send Python ints as bigint.
+#: Rows failed in one round of a queue before the round ends (each failure redoes its batch).
+_FAILURES_PER_ROUND = 8
+
 _TRY_CLAIM = text("SELECT pg_try_advisory_lock(CAST(:space AS integer), CAST(:number AS integer))")
 _UNCLAIM = text("SELECT pg_advisory_unlock(CAST(:space AS integer), CAST(:number AS integer))")
 
@@ -52,7 +58,7 @@ def _prepare_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA foreign_keys=ON")
-        # A savepoint (the worker opens one per stored mail) copies the pages it changes to a sub-journal, a
+        # A savepoint (the sweep opens one per game) copies the pages it changes to a sub-journal, a
         # temporary file by default: in memory, a move cost 0.3 ms less on average (bench/move_cost.py, four
         # alternate runs: 0.0 to 0.9 ms). What else goes to temporary storage (a sort without an index) is small.
         cursor.execute("PRAGMA temp_store=MEMORY")
@@ -65,6 +71,21 @@ def _prepare_sqlite(engine: Engine) -> None:
         if options.get(_POLL, False):
             return  # one SELECT (Database.waiting) is its own transaction: a BEGIN would only cost a round
         connection.exec_driver_sql("BEGIN" if options.get(_READ_ONLY, False) else "BEGIN IMMEDIATE")
+
+
+def _read_again(session: Session, row: Any) -> Any:
+    """``row`` as ``session`` reads it: an ORM object of a rolled-back session has forgotten its values (a
+    Core row keeps them)."""
+    state = inspect(row, raiseerr=False)
+    return session.merge(row) if state is not None and getattr(state, "mapper", None) is not None else row
+
+
+class _RowFailed(Exception):
+    """A queue's row whose handling raised ``error``, after ``handled`` rows of its transaction."""
+
+    def __init__(self, row: Any, error: Exception, handled: int) -> None:
+        super().__init__(row, error, handled)
+        self.row, self.error, self.handled = row, error, handled
 
 
 class _SqliteWriters:
@@ -414,22 +435,47 @@ class Database:
         with self._poller.connect() as connection:
             return connection.execute(statement).first() is not None
 
-    def work_through(self, waiting: Any, batch: Any, handle: Callable[[Session, Any], None]) -> bool:
+    def work_through(self, waiting: Any, batch: Any, handle: Callable[[Session, Any], None],
+                     fail: Callable[[Session, Any, Exception], None]) -> bool:
         """A queue's discipline: ``waiting`` (a cheap select of one id) says whether anything waits, so an
         empty queue costs no write lock; then one transaction claims the rows of ``batch`` (oldest first,
         limited) and hands each to ``handle``, committing early when another writer waits (the rows not
-        handled stay as they were, for the next round). False when nothing waited."""
+        handled stay as they were, for the next round). False when nothing waited.
+
+        A row whose ``handle`` raises takes its whole transaction with it: ``fail`` then records it, in a
+        transaction of its own, so that ``batch`` no longer selects it, and the batch is claimed again, its
+        other rows handled anew. No row needs a savepoint of its own: one cost the worker a twelfth of a
+        move (the ORM's nested transaction, its flush and its SAVEPOINT, a round trip on PostgreSQL), and a
+        failure is rare.
+        """
         # A round cut short for a waiting writer knows the next has work: under load that is nearly every
         # round, and the poll was a thirtieth of the worker's time.
         if id(waiting) not in self._rows_left and not self.waiting(waiting):
             return False
         self._rows_left.discard(id(waiting))
+        for _ in range(_FAILURES_PER_ROUND):
+            try:
+                return self._handle_batch(waiting, batch, handle)
+            except _RowFailed as failed:
+                with self.transaction(durable=False) as session:
+                    fail(session, _read_again(session, failed.row), failed.error)
+                if failed.handled:
+                    log.warning("the %d rows handled before the failed one in its transaction are handled again",
+                                failed.handled)
+        self._rows_left.add(id(waiting))  # rows may be left: the next round takes them without a poll
+        return True
+
+    def _handle_batch(self, waiting: Any, batch: Any, handle: Callable[[Session, Any], None]) -> bool:
         # Not durable at commit: the queues' work leaves the server only as mail, which the deliverer sends
         # after a sync (see transaction); the commit's fsync was a tenth of the worker's time, under the lock.
         with self.transaction(durable=False) as session:
             rows = list(session.exec(self.claimable(batch)).all())
             for handled, row in enumerate(rows, 1):
-                handle(session, row)
+                try:
+                    handle(session, row)
+                    session.flush()  # the row's own writes fail here, not in the next row's or at the commit
+                except Exception as error:
+                    raise _RowFailed(row, error, handled - 1) from error
                 if handled < len(rows) and self.writers_waiting():
                     self._rows_left.add(id(waiting))
                     break  # commit now and let them in; the rows left wait for the next round

@@ -162,6 +162,10 @@ def queued_settings(tmp_path: Path, count: int) -> tuple[Database, Any]:
     return db, select(Setting).where(col(Setting.key).startswith("queued-"), Setting.value == "new")
 
 
+def never_fails(_session: Session, row: Setting, error: Exception) -> None:
+    raise AssertionError(f"{row.key} failed: {error!r}")
+
+
 def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path: Path) -> None:
     db, queued = queued_settings(tmp_path, 5)
     handled: list[str] = []
@@ -174,13 +178,13 @@ def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path
             waiter.start()
             assert wait_until(db.writers_waiting)
 
-    assert db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle)
+    assert db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle, never_fails)
     waiter.join(10)
     assert handled == ["queued-0", "queued-1"]  # committed after the second row, not after all five
     with db.read() as reader:
         assert reader.exec(select(Setting.value).where(Setting.key == "waiter")).one() == "1"
         assert len(reader.exec(queued).all()) == 3
-    while db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle):
+    while db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle, never_fails):
         pass
     assert handled == [f"queued-{number}" for number in range(5)]
 
@@ -206,10 +210,61 @@ def test_a_round_cut_short_goes_on_without_polling_and_an_empty_queue_is_polled_
             waiter.start()
             assert wait_until(db.writers_waiting)
 
-    assert db.work_through(waiting, batch, handle)  # polled, then cut short after the first row
+    assert db.work_through(waiting, batch, handle, never_fails)  # polled, then cut short after the first row
     waiter.join(10)
     assert handled == ["queued-0"] and polls == [True]
-    assert db.work_through(waiting, batch, handle)  # the rest, without a poll: the round knew they waited
+    assert db.work_through(waiting, batch, handle, never_fails)  # the rest, without a poll: the round knew they waited
     assert handled == ["queued-0", "queued-1", "queued-2"] and polls == [True]
-    assert not db.work_through(waiting, batch, handle)  # a round that finished polls again
+    assert not db.work_through(waiting, batch, handle, never_fails)  # a round that finished polls again
     assert polls == [True, False]
+
+
+def test_a_failed_row_is_recorded_alone_and_its_batch_handled_again(tmp_path: Path) -> None:
+    """The row that raises takes its transaction with it: only ``fail``'s record of it stays, and the rows
+    handled before it in that transaction are handled again, in a transaction that commits."""
+    db, queued = queued_settings(tmp_path, 4)
+    waiting, batch = queued.limit(1), queued.order_by(col(Setting.key)).limit(10)
+    handled: list[str] = []
+    failed: list[tuple[str, str]] = []
+
+    def handle(session: Session, row: Setting) -> None:
+        handled.append(row.key)
+        row.value = "done"
+        session.add(Setting(key=f"made-by-{row.key}", value="1"))  # pending work, gone if it fails
+        if row.key == "queued-2":
+            raise RuntimeError("disk on fire")
+
+    def fail(session: Session, row: Setting, error: Exception) -> None:
+        failed.append((row.key, str(error)))
+        row.value = "failed"  # the row as this transaction reads it
+        session.add(row)
+
+    assert db.work_through(waiting, batch, handle, fail)
+    assert failed == [("queued-2", "disk on fire")]
+    assert handled == ["queued-0", "queued-1", "queued-2", "queued-0", "queued-1", "queued-3"]
+    with db.read() as reader:
+        values = dict(reader.exec(select(Setting.key, Setting.value).where(col(Setting.key).contains("queued-"))).all())
+    assert values == {"queued-0": "done", "queued-1": "done", "queued-2": "failed", "queued-3": "done",
+                      "made-by-queued-0": "1", "made-by-queued-1": "1", "made-by-queued-3": "1"}
+    assert not db.work_through(waiting, batch, handle, fail)
+
+
+def test_a_queue_whose_rows_keep_failing_ends_the_round_and_goes_on_in_the_next(tmp_path: Path) -> None:
+    """Each failure redoes its batch: a round stops after a few, and the next takes the rest without a poll."""
+    db, queued = queued_settings(tmp_path, 12)
+    waiting, batch = queued.limit(1), queued.order_by(col(Setting.key)).limit(1)
+    failed: list[str] = []
+
+    def handle(_session: Session, row: Setting) -> None:
+        raise ValueError(row.key)
+
+    def fail(session: Session, row: Setting, error: Exception) -> None:
+        failed.append(str(error))
+        row.value = "failed"  # the row as this transaction reads it
+        session.add(row)
+
+    assert db.work_through(waiting, batch, handle, fail)
+    assert 0 < len(failed) < 12
+    while db.work_through(waiting, batch, handle, fail):
+        pass
+    assert sorted(failed) == sorted(f"queued-{number}" for number in range(12))
