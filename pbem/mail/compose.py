@@ -110,7 +110,11 @@ def new_message_id(domain: str) -> str:
 # Header values come partly from inbound mail (subjects, Message-IDs, sender addresses): whatever
 # they hold, a reply's header block must stay exactly the lines written here.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-_MSGID = re.compile(r"<[!-;=?-~]{1,250}>")  # printable ASCII without '<' '>'; fits a 998-octet line
+#: A msg-id as RFC 5322 writes it (3.6.4, with the obsolete quoted left part and any dots): atext and dots, or
+#: a quoted string, then "@" and atext and dots, or a domain literal; printable ASCII without spaces, at most
+#: 250 characters, to fit a line. A token that is none of these (a colon outside quotes, say) is not echoed.
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]"
+_MSGID = re.compile(rf'<(?=[!-;=?-~]{{1,250}}>)(?:{_ATEXT}+|"[ !#-\[\]-~]*")@(?:{_ATEXT}+|\[[!-Z^-~]*\])>')
 _MAX_SUBJECT = 300
 _MAX_REFERENCES = 30
 _FOLD = 78

@@ -370,6 +370,12 @@ def _answers_once(pipe: Pipeline, raw: bytes, envelope: str) -> None:
 @example(raw=b'From: victim@example.com" <tom@example.org>\r\nTo: pbem+p3.5f0e1d2c3b4a59687766@pbem.localhost\r\n'
              b"Subject: hi\rBcc: victim2@example.com\r\nCc: victim3@example.com\r\nReply-To: victim4@example.com\r\n"
              b"Message-ID: <injection-raw-1@example.org>\r\n\r\ngames\r\n", envelope=ENVELOPE)
+# And a References token holding an encoded word with a colon before its "@": no msg-id, not to be echoed.
+@example(raw=b"From: 6@pbem.localhost\nSubject: odd threading headers\nMessage-ID: <x@example.org>\n"
+             b"In-Reply-To: not a message id at all =?utf-8?q?=0D=0ABcc:_victim@example.com?=\n"
+             b"References: <=?utf-8?q?Sam=0D=0ABcc:_victimsam@example.org>\n"
+             b"To: pbem+p3.5f0e1d2c3b4a59687766@pbem.localhost\nMIME-Version: 1.0\n"
+             b"Content-Type: text/plain; charset=utf-8\n\ngames\n", envelope="envelope.sender@players.example")
 def test_mutated_samples_through_the_worker(shared_pipe: Pipeline, raw: bytes, envelope: str) -> None:
     _answers_once(shared_pipe, raw, envelope)
 

@@ -187,3 +187,21 @@ def test_a_short_ascii_subject_is_what_the_header_class_writes(rng: random.Rando
         expected = Header(text, "us-ascii", header_name="Subject").encode(linesep="\n", maxlinelen=78)
         assert _text_header("Subject", text).fold(policy=SMTP) == \
             _Folded("Subject", expected.split("\n ")).fold(policy=SMTP)
+
+
+@pytest.mark.parametrize(("value", "kept"), [
+    ("<pbem.0f3a@pbem.example>", ["<pbem.0f3a@pbem.example>"]),
+    ("<CA+x=Y_z-1@mail.gmail.com> (Bob's mail) <a..b@c.d>", ["<CA+x=Y_z-1@mail.gmail.com>", "<a..b@c.d>"]),
+    ('<"odd:left"@example.org> <id@[IPv6:2001:db8::1]>', ['<"odd:left"@example.org>', "<id@[IPv6:2001:db8::1]>"]),
+    # Found by tests/e2e/test_hostile_mail.py: an encoded word in a References token, echoed in the reply's.
+    ("<=?utf-8?q?Sam=0D=0ABcc:_victimsam@example.org>", []),
+    ("<no-at-sign> <two@at@signs> <a space@example.org> <colon:left@example.org> <x@host:25>", []),
+    ("<" + "x" * 240 + "@example.org>", []),  # longer than a folded line may carry
+])
+def test_only_well_formed_msg_ids_are_echoed(value: str, kept: list[str]) -> None:
+    assert message_ids([value]) == kept
+    mail = compose(Outgoing(to="bob@example.org", subject="s", body="b", reply_to=SENDER, in_reply_to=value,
+                            references=(value,)), SENDER, NAME, DOMAIN)
+    head = email.message_from_bytes(mail.raw.partition(b"\r\n\r\n")[0] + b"\r\n\r\n")
+    assert head["In-Reply-To"] == (kept[0] if kept else None)
+    assert (head["References"] or "").split() == kept
