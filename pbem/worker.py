@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import re
 import time
 import traceback
@@ -42,6 +43,7 @@ from pbem.notices import NoticeWriter
 from pbem.store.db import Database
 from pbem.store.inbox import WAITING, StoredMail, mark, new_mails, stored_mail
 from pbem.store.models import Account, Challenge, Game, OutboxItem, utcnow
+from pbem.store.prepared import Prepared
 from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxKind
 
 __all__ = ["Report", "Worker", "echo"]
@@ -104,6 +106,9 @@ def _not_a_command(word: str) -> str:
     return f"not a command; did you mean {' or '.join(close)}?"
 
 
+#: How often a worker busy with mail looks for deadline notices; idle, it looks every round.
+NOTICE_POLL_SECONDS = 1.0
+
 #: A game's address names the game and the seat: the game, locked, with both players' accounts.
 _WHITE, _BLACK = aliased(Account), aliased(Account)
 _SEAT_GAME = (select(Game, _WHITE, _BLACK).join(_WHITE, col(Game.white_id) == _WHITE.id)
@@ -118,6 +123,9 @@ class Worker:
         self.services = services
         self.notices = NoticeWriter(db, services)
         self._seat_game = db.locked(_SEAT_GAME, of=Game)
+        self._claims: dict[int, Prepared] = {}  # the inbox's claim, by batch size
+        #: When the notice queue was last found empty (monotonic seconds).
+        self._notices_found_none = -math.inf
 
     def process_next(self, batch: int = 1) -> bool:
         """Write one deadline notice the sweep left, then process up to ``batch`` waiting mails, oldest
@@ -125,16 +133,34 @@ class Worker:
 
         One notice a round: a sweep that ended a hundred games leaves a hundred notices (each some 40 ms
         of pictures), and the moves that arrive meanwhile go between them instead of after them all.
+        While mail keeps coming, a notice queue found empty is looked at again after ``NOTICE_POLL_SECONDS``
+        (a look was a thirtieth of a move); a round that finds no mail always looks, so False means both
+        queues were empty.
         The mails share one commit. A mail that fails leaves nothing behind but its 'failed' mark and
         the answer that says so: its batch is rolled back and the others in it are applied again
         (``Database.work_through``).
         """
+        looked = self._notices_due()
+        wrote = self._write_notice() if looked else False
+        if self.process_mail(batch):
+            return True
+        return wrote or (not looked and self._write_notice())
+
+    def _notices_due(self) -> bool:
+        return time.monotonic() - self._notices_found_none >= NOTICE_POLL_SECONDS
+
+    def _write_notice(self) -> bool:
         wrote = self.notices.write_next()
-        return self.process_mail(batch) or wrote
+        # Rounds after one that wrote a notice look again at once: a sweep's notices go one a round.
+        self._notices_found_none = -math.inf if wrote else time.monotonic()
+        return wrote
 
     def process_mail(self, batch: int = 1) -> bool:
         """Process up to ``batch`` waiting mails, oldest first; False when the inbox is empty."""
-        return self.db.work_through(WAITING, new_mails(batch), self._process_one, self._fail_one)
+        claim = self._claims.get(batch)
+        if claim is None:
+            claim = self._claims[batch] = Prepared(self.db.claimable(new_mails(batch)))
+        return self.db.work_through(WAITING, claim, self._process_one, self._fail_one)
 
     def _process_one(self, session: Session, row: Any) -> None:
         item = StoredMail.of(row)

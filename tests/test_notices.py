@@ -111,7 +111,11 @@ def test_a_notice_that_cannot_be_written_is_kept_as_failed_and_the_others_go(pip
     assert not pipe.worker.process_next()  # a failed notice is not retried in a loop
 
 
-def test_mails_go_between_the_notices_of_a_big_sweep_not_after_them_all(pipe: Pipeline, time: FakeTime) -> None:
+def test_mails_go_between_the_notices_of_a_big_sweep_not_after_them_all(pipe: Pipeline, time: FakeTime,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import pbem.worker
+
+    monkeypatch.setattr(pbem.worker, "NOTICE_POLL_SECONDS", 0.0)  # a second after the last look found none
     alice, _, _, _ = begin_game(pipe, "days 2")
     pipe.drain_outbox()
     time.at(2.0)
@@ -149,3 +153,43 @@ def test_a_game_the_sweep_cannot_decide_is_left_alone_and_the_others_end(pipe: P
         statuses = {g.id: g.status for g in session.exec(select(Game)).all()}
     assert statuses == {1: "active", 2: "finished"}
     assert sorted(r for r, _ in pipe.drain_outbox()) == [ALICE, BOB]  # game 2's end, told
+
+
+def test_a_worker_busy_with_mail_looks_for_notices_less_often_but_never_misses_one(
+        pipe: Pipeline, time: FakeTime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notice queue found empty is looked at again only after NOTICE_POLL_SECONDS while mail keeps coming;
+    a round without mail always looks, and once a notice is found one goes every round."""
+    import pbem.worker
+
+    monkeypatch.setattr(pbem.worker, "NOTICE_POLL_SECONDS", 3600.0)
+    alice, _, _, _ = begin_game(pipe, "days 2")
+    pipe.drain_outbox()
+    looks: list[bool] = []
+    write_next = pipe.worker.notices.write_next
+
+    def counted(batch: int = 1) -> bool:
+        looks.append(wrote := write_next(batch))
+        return wrote
+
+    monkeypatch.setattr(pipe.worker.notices, "write_next", counted)
+    assert not pipe.worker.process_next()  # idle: looked, found nothing
+    assert looks == [False]
+    pipe.queue(ALICE, alice, "games")
+    assert pipe.worker.process_next()  # mail, and the notices were found empty a moment ago: no look
+    assert looks == [False]
+    time.at(2.0)
+    Sweeper(pipe.db, pipe.services).sweep()
+    [ended] = notices(pipe)
+    with pipe.db.transaction() as session:  # as if the sweep had ended three games
+        for _ in range(2):
+            session.add(GameNotice(game_id=ended.game_id, kind="ended", seat="white", ply=0, details=ended.details))
+    pipe.queue(ALICE, alice, "games")
+    assert pipe.worker.process_next() and looks == [False]  # the mail; the notices wait for a look
+    assert len(notices(pipe)) == 3
+    assert pipe.worker.process_next()  # no mail: the round looks, and writes one
+    assert looks == [False, True] and len(notices(pipe)) == 2
+    pipe.queue(ALICE, alice, "games")
+    assert pipe.worker.process_next()  # mail again, but the queue had a notice: it is looked at every round
+    assert looks == [False, True, True] and len(notices(pipe)) == 1
+    assert pipe.worker.process_next() and not pipe.worker.process_next()
+    assert notices(pipe) == [] and looks[-2:] == [True, False]

@@ -8,8 +8,6 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert
-
 from pbem.app import conditionals
 from pbem.app.clocks import control_of, pass_clock, restart_clock, start_clock
 from pbem.app.computer_due import refresh_computer_due
@@ -38,6 +36,7 @@ from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.metrics import MOVES_APPLIED
 from pbem.store.models import Challenge, Game, MoveRecord
+from pbem.store.prepared import Prepared
 from pbem.store.vocabulary import ChallengeStatus, GameStatus
 from pbem.variants import get_variant
 
@@ -273,15 +272,16 @@ def _store_turn(ctx: Context, game: Game, seat: Seat, number: int, transition: T
     notify_observers(ctx, game)
 
 
-#: The record row of a turn, one Core INSERT: an ORM object here costs the unit of work a second pass.
-_INSERT_RECORD = insert(MoveRecord)
+#: The record row of a turn, one prepared INSERT: an ORM object here costs the unit of work a second pass.
+_INSERT_RECORD = Prepared.insert(MoveRecord.__table__, (  # type: ignore[attr-defined]
+    "game_id", "ply", "seat", "move_number", "record", "state_after", "played_at"))
 
 
 def _insert_record(ctx: Context, values: dict[str, Any]) -> None:
     """Store one turn's record row at once (it needs nothing back, and nothing in this session holds it)."""
     if ctx.session.deleted:  # a takeback earlier in this mail deleted the rows this ply may reuse
         ctx.session.flush()
-    ctx.session.connection().execute(_INSERT_RECORD, values)
+    _INSERT_RECORD.execute(ctx.session, values)
 
 
 def _opponent_mail(ctx: Context, game: Game, mover: Seat, played: str, notes: list[str],

@@ -30,6 +30,7 @@ from pbem.engine.base import Audience, Outcome, Seat
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
 from pbem.store.models import Game, MoveRecord, Observation
+from pbem.store.prepared import Prepared
 from pbem.store.vocabulary import GameStatus
 
 __all__ = [
@@ -51,14 +52,14 @@ def observer_state(ctx: Context, game: Game) -> Any:
     return engine.load(row.state_after)
 
 
-_OBSERVERS = select(col(Observation.account_id)).where(col(Observation.game_id) == bindparam("game_id"))
+_OBSERVERS = Prepared(select(col(Observation.account_id)).where(col(Observation.game_id) == bindparam("game_id")))
 
 
 def notify_observers(ctx: Context, game: Game) -> None:
     """Mail every observer the public position (delayed as the game says) and the last move they may see."""
     # A Core read on the session's connection: an ORM query would first flush the move just stored,
     # a second pass of the unit of work for a question that nearly always finds no one.
-    observers = [row.account_id for row in ctx.session.connection().execute(_OBSERVERS, {"game_id": game.id})]
+    observers = [row.account_id for row in _OBSERVERS.rows(ctx.session, {"game_id": game.id})]
     delay = game_option(game.options, "observer-delay") if game.status == GameStatus.ACTIVE else 0
     visible_ply = max(0, game.ply - delay)
     said = notes_for_observers(ctx, game, visible_ply)  # with or without observers: a later one gets only newer

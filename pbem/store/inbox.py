@@ -11,6 +11,7 @@ from sqlalchemy import bindparam, select, update
 from sqlmodel import Session
 
 from pbem.store.models import InboxItem
+from pbem.store.prepared import Prepared
 from pbem.store.vocabulary import InboxStatus
 
 __all__ = ["WAITING", "StoredMail", "mark", "new_mails", "stored_mail"]
@@ -44,8 +45,8 @@ _COLUMNS = (_INBOX.c.id, _INBOX.c.message_id, _INBOX.c.envelope_from, _INBOX.c.r
 WAITING = select(_INBOX.c.id).where(_INBOX.c.status == InboxStatus.NEW).limit(1)
 _NEW_MAILS = select(*_COLUMNS).where(_INBOX.c.status == InboxStatus.NEW).order_by(_INBOX.c.id)
 _ONE = select(*_COLUMNS).where(_INBOX.c.id == bindparam("item_id"))
-_MARK = (update(_INBOX).where(_INBOX.c.id == bindparam("item_id"))
-         .values(status=bindparam("status"), error=bindparam("error"), processed_at=bindparam("processed_at")))
+_MARK = Prepared(update(_INBOX).where(_INBOX.c.id == bindparam("item_id"))
+                 .values(status=bindparam("status"), error=bindparam("error"), processed_at=bindparam("processed_at")))
 
 
 @lru_cache(maxsize=8)
@@ -62,6 +63,6 @@ def stored_mail(session: Session, item_id: int) -> StoredMail | None:
 
 
 def mark(session: Session, mail: StoredMail, processed_at: datetime) -> None:
-    """Write ``mail``'s status and error to its row, in the caller's transaction (or savepoint)."""
-    session.connection().execute(_MARK, {"item_id": mail.id, "status": mail.status, "error": mail.error,
-                                         "processed_at": processed_at})
+    """Write ``mail``'s status and error to its row, in the caller's transaction."""
+    _MARK.execute(session, {"item_id": mail.id, "status": mail.status, "error": mail.error,
+                            "processed_at": processed_at})
