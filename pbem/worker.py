@@ -41,6 +41,7 @@ from pbem.mail.render import render
 from pbem.metrics import MAILS_FAILED, MAILS_PROCESSED, PROCESSING_SECONDS
 from pbem.notices import NoticeWriter
 from pbem.store.db import Database
+from pbem.store.game_writes import write_games
 from pbem.store.inbox import WAITING, StoredMail, mark, new_mails, stored_mail
 from pbem.store.models import Account, Challenge, Game, OutboxItem, utcnow
 from pbem.store.prepared import Prepared
@@ -165,6 +166,7 @@ class Worker:
     def _process_one(self, session: Session, row: Any) -> None:
         item = StoredMail.of(row)
         item.status = self._process(session, item)
+        write_games(session)  # its games' rows, without the ORM's flush
         mark(session, item, utcnow())  # in the mail's transaction: the mark stands or falls with the work
 
     def _fail_one(self, session: Session, row: Any, error: Exception) -> None:
