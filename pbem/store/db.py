@@ -38,10 +38,9 @@ _POLL = "pbem_poll"  # a connection that runs one read-only SELECT
 _MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key of schema migrations
 _LEADER_LOCK = 0x7062656E  # the advisory lock key held by the instance that runs the scheduler
 _CLAIM_SPACE = {"game": 0x70626367, "analysis": 0x70626361}  # first keys of per-game / per-request claims
-# The two-key advisory lock functions take int4s; psycopg would send Python ints as bigint.
 #: Rows failed in one round of a queue before the round ends (each failure redoes its batch).
 _FAILURES_PER_ROUND = 8
-
+# The two-key advisory lock functions take int4s; psycopg would send Python ints as bigint.
 _TRY_CLAIM = text("SELECT pg_try_advisory_lock(CAST(:space AS integer), CAST(:number AS integer))")
 _UNCLAIM = text("SELECT pg_advisory_unlock(CAST(:space AS integer), CAST(:number AS integer))")
 
