@@ -111,6 +111,16 @@ def test_a_notice_that_cannot_be_written_is_kept_as_failed_and_the_others_go(pip
     assert not pipe.worker.process_next()  # a failed notice is not retried in a loop
 
 
+def three_games_ended(pipe: Pipeline, time: FakeTime) -> None:
+    """Two days on, the sweep ends the game, and two more notices are left as if it had ended three."""
+    time.at(2.0)
+    Sweeper(pipe.db, pipe.services).sweep()
+    [ended] = notices(pipe)
+    with pipe.db.transaction() as session:
+        for _ in range(2):
+            session.add(GameNotice(game_id=ended.game_id, kind="ended", seat="white", ply=0, details=ended.details))
+
+
 def test_mails_go_between_the_notices_of_a_big_sweep_not_after_them_all(pipe: Pipeline, time: FakeTime,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import pbem.worker
@@ -118,12 +128,7 @@ def test_mails_go_between_the_notices_of_a_big_sweep_not_after_them_all(pipe: Pi
     monkeypatch.setattr(pbem.worker, "NOTICE_POLL_SECONDS", 0.0)  # a second after the last look found none
     alice, _, _, _ = begin_game(pipe, "days 2")
     pipe.drain_outbox()
-    time.at(2.0)
-    Sweeper(pipe.db, pipe.services).sweep()
-    [ended] = notices(pipe)
-    with pipe.db.transaction() as session:  # as if the sweep had ended three games
-        for _ in range(2):
-            session.add(GameNotice(game_id=ended.game_id, kind="ended", seat="white", ply=0, details=ended.details))
+    three_games_ended(pipe, time)
     pipe.queue(ALICE, alice, "games")
     assert pipe.worker.process_next()
     assert len(notices(pipe)) == 2  # one notice written this round...
@@ -177,12 +182,7 @@ def test_a_worker_busy_with_mail_looks_for_notices_less_often_but_never_misses_o
     pipe.queue(ALICE, alice, "games")
     assert pipe.worker.process_next()  # mail, and the notices were found empty a moment ago: no look
     assert looks == [False]
-    time.at(2.0)
-    Sweeper(pipe.db, pipe.services).sweep()
-    [ended] = notices(pipe)
-    with pipe.db.transaction() as session:  # as if the sweep had ended three games
-        for _ in range(2):
-            session.add(GameNotice(game_id=ended.game_id, kind="ended", seat="white", ply=0, details=ended.details))
+    three_games_ended(pipe, time)
     pipe.queue(ALICE, alice, "games")
     assert pipe.worker.process_next() and looks == [False]  # the mail; the notices wait for a look
     assert len(notices(pipe)) == 3
