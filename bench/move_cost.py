@@ -1,4 +1,4 @@
-"""Where a move's CPU goes: pbem's worker timed per move on SQLite, and its stages timed alone."""
+"""Where a move's CPU goes: pbem's worker timed per move on SQLite (or PostgreSQL), its stages timed alone."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from pbem.mail.compose import Outgoing, compose  # noqa: E402
 from pbem.mail.inbound.parse import parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
 from pbem.variants import get_variant  # noqa: E402
-from tests.helpers.pipeline import Pipeline  # noqa: E402
+from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available  # noqa: E402
 
 VARIANT = "hyperspace"
 PLAYERS = "players.example"
@@ -63,7 +63,8 @@ class Samples:
 
 
 class Pbem(Pipeline):
-    """pbem's worker on a fresh SQLite file (the tests' pipeline), fed mails as the listener stores them."""
+    """pbem's worker on a fresh SQLite file or PostgreSQL database (the tests' pipeline), fed mails as the
+    listener stores them."""
 
     def mail(self, sender: str, to: str, body: str, reply_to: EmailMessage | None = None) -> bytes:
         """A plain-text mail as a client writes it; a reply quotes the mail it answers."""
@@ -185,9 +186,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=20, help="moves (plies) per game [20]")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--postgresql", action="store_true",
+                        help="on a fresh PostgreSQL database (127.0.0.1:5432) instead of SQLite")
     args = parser.parse_args(argv)
+    if args.postgresql and (absent := postgres_available()):
+        raise SystemExit(f"move_cost: {absent}")
+    url = fresh_postgres_url() if args.postgresql else None
+    try:
+        figures = measure(args, url)
+    finally:
+        if url is not None:
+            drop_postgres(url)
+    report(figures, "PostgreSQL" if url else "SQLite")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def measure(args: argparse.Namespace, url: str | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="pbem-move-cost-") as workdir:
-        pbem = Pbem(Path(workdir))
+        pbem = Pbem(Path(workdir), database_url=url)
         games = [start_game(pbem, number) for number in range(1, args.games + 1)]
         freeze_startup_heap()  # as pbem serve and its worker process do once started
         samples = Samples()
@@ -214,13 +232,18 @@ def main(argv: list[str] | None = None) -> int:
     figures["storage_and_rest_ms"] = worker_ms - figures["parse_ms"] - figures["rules_ms"] - figures["compose_ms"]
     figures["without_picture_ms"] = worker_ms  # the worker draws no picture any more: delivery does
     figures["with_picture_ms"] = worker_ms + figures["picture_ms"]  # the worker's figure before it did
+    return figures
+
+
+def report(figures: dict[str, Any], database: str) -> None:
+    worker_ms = figures["worker_ms"]
     labels = {"parse_ms": "parse the mail (pbem.mail.inbound)",
               "rules_ms": "rules: load, parse, apply, dump the state",
               "compose_ms": f"compose {figures['mails_per_move']:.1f} mails (pbem.mail.compose)",
               "storage_and_rest_ms": "storage, templates, clocks, the rest"}
     rows = "\n".join(f"  {label:<46}{figures[key]:6.2f} ms" for key, label in labels.items())
     print(f"""
-pbem worker, one move (median of {figures['moves']} {VARIANT} moves on SQLite): {worker_ms:.2f} ms of CPU \
+pbem worker, one move (median of {figures['moves']} {VARIANT} moves on {database}): {worker_ms:.2f} ms of CPU \
 ({figures['worker_wall_ms']:.2f} ms on the clock, commit included), of which
 {rows}
 The board picture, drawn at delivery (pbem.mail.later_pictures): {figures['picture_ms']:.2f} ms a move.
@@ -229,9 +252,6 @@ measured before pictures and HTML parts existed); with it, as the worker drew it
 {figures['with_picture_ms']:.2f} ms.
 Not included: receiving the mail over SMTP and relaying the replies (see bench/e2e.py).
 For the storage share, sample it: py-spy record --format raw -o out.txt -- python bench/move_cost.py""")
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    return 0
 
 
 if __name__ == "__main__":

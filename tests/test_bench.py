@@ -14,11 +14,12 @@ from email.policy import default as default_policy
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlmodel import col, select
 
 from pbem.mail.later_pictures import finished
 from pbem.store.models import OutboxItem
-from tests.helpers.pipeline import Pipeline
+from tests.helpers.pipeline import Pipeline, postgres_available
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,6 +39,17 @@ def test_move_cost_times_every_move_and_stage(tmp_path: Path) -> None:
     for stage in ("worker_ms", "parse_ms", "rules_ms", "compose_ms", "picture_ms"):
         assert figures[stage] > 0, stage
     assert "parse the mail" in done.stdout and "Without the picture" in done.stdout
+
+
+def test_move_cost_runs_on_postgresql(tmp_path: Path) -> None:
+    if reason := postgres_available():
+        pytest.skip(reason)
+    out = tmp_path / "cost.json"
+    done = run_bench("move_cost.py", "--games", "2", "--moves", "3", "--postgresql", "--json", str(out),
+                     timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["worker_ms"] > 0
+    assert "hyperspace moves on PostgreSQL" in done.stdout
 
 
 def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
