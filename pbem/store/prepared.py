@@ -56,6 +56,21 @@ class Prepared:
 
     def execute(self, session: Session, values: Mapping[str, Any] | None = None) -> Any:
         """Run the statement in ``session``'s transaction with ``values``; the driver's cursor."""
+        return self._run(session, values)[0]
+
+    def rows(self, session: Session, values: Mapping[str, Any] | None = None) -> list[Any]:
+        """A SELECT's rows, each with its columns as attributes, converted as SQLAlchemy converts them."""
+        cursor, form = self._run(session, values)
+        fetched = cursor.fetchall()
+        cursor.close()
+        make = form.row._make
+        if not any(form.results):
+            return [make(row) for row in fetched]
+        results = form.results
+        return [make([value if process is None else process(value)
+                      for process, value in zip(results, row, strict=True)]) for row in fetched]
+
+    def _run(self, session: Session, values: Mapping[str, Any] | None) -> tuple[Any, _Form]:
         connection = session.connection()
         form = self._forms.get(connection.dialect.name) or self._compile(connection.dialect)
         params = {**form.defaults, **values} if values else dict(form.defaults)
@@ -66,20 +81,7 @@ class Prepared:
         cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         _tell_listeners(connection, cursor, form.sql, arguments)
         cursor.execute(form.sql, arguments)
-        return cursor
-
-    def rows(self, session: Session, values: Mapping[str, Any] | None = None) -> list[Any]:
-        """A SELECT's rows, each with its columns as attributes, converted as SQLAlchemy converts them."""
-        cursor = self.execute(session, values)
-        form = self._forms[session.connection().dialect.name]
-        fetched = cursor.fetchall()
-        cursor.close()
-        make = form.row._make
-        if not any(form.results):
-            return [make(row) for row in fetched]
-        results = form.results
-        return [make([value if process is None else process(value)
-                      for process, value in zip(results, row, strict=True)]) for row in fetched]
+        return cursor, form
 
     def _compile(self, dialect: Dialect) -> _Form:
         compiled: Any = self.statement.compile(dialect=dialect)  # type: ignore[attr-defined]
