@@ -63,15 +63,19 @@ STATE_CACHE_SIZE = 256
 _loaded = threading.local()
 
 
-def _states() -> OrderedDict[int, tuple[Variant[Any, Any], str, Any]]:
-    cache_of: OrderedDict[int, tuple[Variant[Any, Any], str, Any]] | None = getattr(_loaded, "states", None)
+#: A loaded state: its engine, the stored JSON it was loaded from (keys sorted), the state, and the stored dict
+#: itself (a game object holding that very dict holds that JSON: nothing here changes a stored dict in place).
+_Loaded = tuple[Variant[Any, Any], str, Any, dict[str, Any]]
+
+
+def _states() -> OrderedDict[int, _Loaded]:
+    cache_of: OrderedDict[int, _Loaded] | None = getattr(_loaded, "states", None)
     if cache_of is None:
         cache_of = _loaded.states = OrderedDict()
     return cache_of
 
 
-def _keep(cache_of: OrderedDict[int, tuple[Variant[Any, Any], str, Any]], game_id: int,
-          entry: tuple[Variant[Any, Any], str, Any]) -> None:
+def _keep(cache_of: OrderedDict[int, _Loaded], game_id: int, entry: _Loaded) -> None:
     cache_of[game_id] = entry
     cache_of.move_to_end(game_id)
     if len(cache_of) > STATE_CACHE_SIZE:
@@ -85,7 +89,7 @@ def store_state(game: Game, state: Any) -> None:
     engine = engine_for(game)
     game.state = engine.dump(state)
     if game.id is not None:
-        _keep(_states(), game.id, (engine, json.dumps(game.state, sort_keys=True), state))
+        _keep(_states(), game.id, (engine, json.dumps(game.state, sort_keys=True), state, game.state))
 
 
 def state_of(game: Game) -> Any:
@@ -100,13 +104,16 @@ def state_of(game: Game) -> Any:
     if game.id is None:
         return engine.load(game.state)
     cache_of = _states()
-    stored = json.dumps(game.state, sort_keys=True)
     hit = cache_of.get(game.id)
+    if hit is not None and hit[0] is engine and hit[3] is game.state:
+        return hit[2]  # the dict it was loaded from, or stored as: the JSON need not be written to compare
+    stored = json.dumps(game.state, sort_keys=True)
     if hit is not None and hit[0] is engine and hit[1] == stored:
         cache_of.move_to_end(game.id)
+        _keep(cache_of, game.id, (engine, stored, hit[2], game.state))  # the next reader of this dict: no JSON
         return hit[2]
     state = engine.load(game.state)
-    _keep(cache_of, game.id, (engine, stored, state))
+    _keep(cache_of, game.id, (engine, stored, state, game.state))
     return state
 
 

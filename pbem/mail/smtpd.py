@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from pbem.mail.addresses import Address, AddressBook, AddressKind, redacted
-from pbem.mail.inbound.headers import PLAIN_ADDRESS
+from pbem.mail.inbound.headers import PLAIN_ADDRESS, PLAIN_HEADER_BLOCK
 from pbem.metrics import MAILS_RECEIVED, MAILS_REFUSED
 from pbem.store.db import Database
 from pbem.store.models import Challenge, InboxItem, utcnow
@@ -34,12 +34,7 @@ _HEADER_PARSER = BytesHeaderParser(policy=compat32)
 MAX_GROUP = 64
 
 
-#: A header block of plain lines, as nearly every client writes it: "Name: value" in printable ASCII (a name of
-#: the characters the email package takes for one), lines folded with a space or a tab, each ended by CRLF or
-#: LF, and the blank line after them. Anything else (8-bit bytes, controls, a lone CR, an mbox "From " line, no
-#: blank line) goes to the email package's parser.
-_PLAIN_HEADERS = re.compile(rb"(?:[\x21-\x39\x3b-\x7e]+:[\t\x20-\x7e]*\r?\n(?:[\t ][\t\x20-\x7e]*\r?\n)*)*\r?\n")
-#: The first Message-ID of such a block, its folded lines with it.
+#: The first Message-ID of a plain header block (PLAIN_HEADER_BLOCK), its folded lines with it.
 _PLAIN_MESSAGE_ID = re.compile(rb"^message-id:([\t\x20-\x7e]*(?:\r?\n[\t ][\t\x20-\x7e]*)*)",
                                re.IGNORECASE | re.MULTILINE)
 
@@ -51,7 +46,7 @@ def message_id_of(raw: bytes, domain: str) -> str:
     with two regular expressions (the email package's parser was a thirtieth of the listener's CPU);
     whatever they read, the parser reads the same (tests/mail/test_message_id.py).
     """
-    block = _PLAIN_HEADERS.match(raw)
+    block = PLAIN_HEADER_BLOCK.match(raw)
     if block is not None:
         found = _PLAIN_MESSAGE_ID.search(raw, 0, block.end())
         value: object = found.group(1).decode("ascii") if found is not None else None

@@ -102,3 +102,23 @@ def test_a_cached_state_is_never_changed_by_what_the_worker_does_with_it(key: st
                  sorted(engine.describe(state, action) for action in engine.legal_actions(state)))
         assert after == before
         state = following
+
+
+def test_the_readers_of_one_stored_dict_compare_no_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move's mails read the state four times from the dict the move stored (or the first reader loaded):
+    the same dict needs no JSON written to know it is the loaded one; another dict is compared by its JSON."""
+    import pbem.app.game_state as game_state
+
+    game = stored("hyperspace")
+    engine = engine_for(game)
+    played = play("hyperspace", state_of(game), random.Random(3))
+    store_state(game, played)
+    written: list[object] = []
+    real_dumps = json.dumps
+    monkeypatch.setattr(game_state.json, "dumps", lambda value, **kw: written.append(value) or real_dumps(value, **kw))
+    assert state_of(game) is played and state_of(game) is played and written == []
+    game.state = json.loads(real_dumps(game.state))  # the next mail's session: its own dict, compared once
+    assert state_of(game) is played and len(written) == 1
+    assert state_of(game) is played and len(written) == 1
+    game.state = engine.dump(engine.setup())
+    assert state_of(game) is not played

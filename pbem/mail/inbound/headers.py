@@ -13,8 +13,8 @@ from pbem.mail.inbound.charsets import decode_bytes
 from pbem.mail.inbound.limits import MAX_PARSED_HEADER
 from pbem.mail.inbound.sanitise import CONTROL, clean
 
-__all__ = ["MSGID_TOKEN", "PLAIN_ADDRESS", "decode_header", "first", "parse_from", "raw_headers", "strip_envelope",
-           "trim_references", "valid_address"]
+__all__ = ["MSGID_TOKEN", "PLAIN_ADDRESS", "PLAIN_HEADER_BLOCK", "decode_header", "first", "parse_from", "raw_headers",
+           "strip_envelope", "trim_references", "valid_address"]
 
 # No person's From is longer; such a value is not read at all (the stdlib's address parser is
 # super-linear, see limits).
@@ -23,6 +23,13 @@ _ENCODED_WORD = re.compile(r"=\?([^?\s]{1,75})\?([bBqQ])\?([^?\s]*)\?=")
 #: A quoted string of a header value, whose ":" and "<" are words, not syntax.
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 MSGID_TOKEN = re.compile(r"<[^<>\s]+>")
+#: A header block of plain lines, as nearly every client writes it: "Name: value" in printable ASCII (a name of
+#: the characters the email package takes for one), lines folded with a space or a tab, each ended by CRLF or
+#: LF, and the blank line after them (group 1: the lines). Anything else (8-bit bytes, controls, a lone CR, an
+#: mbox "From " line, no blank line) is for the email package's parser.
+PLAIN_HEADER_BLOCK = re.compile(rb"((?:[\x21-\x39\x3b-\x7e]+:[\t\x20-\x7e]*\r?\n(?:[\t ][\t\x20-\x7e]*\r?\n)*)*)\r?\n")
+#: What the parser makes of a header's 8-bit bytes: surrogate escapes (see _fix_surrogates).
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 _MAX_REFERENCES = 30
 # No controls either: the envelope sender reaches here unfiltered, and an address becomes a
 # reply's recipient and the account's key.
@@ -57,7 +64,7 @@ def first(headers: dict[str, list[str]], name: str) -> str | None:
 
 def _fix_surrogates(value: str) -> str:
     """Turn the parser's surrogate-escaped 8-bit bytes back into text (UTF-8, else Windows-1252)."""
-    if not any("\udc80" <= ch <= "\udcff" for ch in value):
+    if value.isascii() or not _ESCAPED_BYTE.search(value):  # nearly every header: no character-by-character look
         return value
     data = value.encode("utf-8", "surrogateescape")
     try:

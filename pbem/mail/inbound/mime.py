@@ -114,7 +114,8 @@ def _payload_bytes(part: Message) -> bytes:
 
 
 def _text_part(part: Message, ctype: str) -> _TextPart:
-    charset = _param(part, "charset")
+    params = _params(part)
+    charset = _param(params, "charset")
     problem = None
     try:
         payload = part.get_payload(decode=True)
@@ -129,8 +130,8 @@ def _text_part(part: Message, ctype: str) -> _TextPart:
             # became "gamesdraw"); a text part that is no base64 is read as it came.
             payload = raw
             problem = "the text was declared base64 but is not; it was read as it came"
-    return _TextPart(ctype, payload, charset, _param(part, "format") == "flowed",
-                     _param(part, "delsp") == "yes", problem)
+    return _TextPart(ctype, payload, charset, _param(params, "format") == "flowed",
+                     _param(params, "delsp") == "yes", problem)
 
 
 def _transfer_encoding(part: Message) -> str:
@@ -167,11 +168,21 @@ def _not_base64(raw: bytes, decoded: bytes, charset: str | None) -> bool:
     return False
 
 
-def _param(part: Message, name: str) -> str | None:
+def _params(part: Message) -> dict[str, object] | None:
+    """The Content-Type's parameters by lowercased name, the first of each, as ``get_param`` reads them: the
+    header parsed once for all the names asked (each ``get_param`` parses it again); None when unreadable."""
     try:
-        value = part.get_param(name)
+        found = part.get_params()
     except Exception:
         return None
+    params: dict[str, object] = {}
+    for name, value in found or ():
+        params.setdefault(name.lower(), value)
+    return params
+
+
+def _param(params: dict[str, object] | None, name: str) -> str | None:
+    value = params.get(name) if params is not None else None
     if isinstance(value, tuple):  # RFC 2231 (charset, language, value)
         value = value[2]
     if not isinstance(value, str):
