@@ -7,6 +7,7 @@ import importlib.util
 import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 from email.message import EmailMessage
@@ -39,6 +40,22 @@ def test_move_cost_times_every_move_and_stage(tmp_path: Path) -> None:
     for stage in ("worker_ms", "parse_ms", "rules_ms", "compose_ms", "picture_ms"):
         assert figures[stage] > 0, stage
     assert "parse the mail" in done.stdout and "Without the picture" in done.stdout
+
+
+def test_move_instructions_plays_the_moves_it_is_asked_for() -> None:
+    done = run_bench("move_instructions.py", "--inner", "3", "--plan", "5", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "played 3"
+
+
+def test_move_instructions_counts_a_move_under_callgrind() -> None:
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed (Debian's package valgrind)")
+    done = run_bench("move_instructions.py", "--moves", "1", "--more", "2", timeout=600)
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"move on SQLite, this script.s loop included: ([\d.]+) million", done.stdout)
+    assert found is not None, done.stdout
+    assert 1 < float(found.group(1)) < 100  # a move is millions of instructions, not thousands or billions
 
 
 def test_move_cost_runs_on_postgresql(tmp_path: Path) -> None:

@@ -1,0 +1,143 @@
+"""A move's work counted in machine instructions (valgrind's callgrind): the same figure on any hour of the VM.
+
+bench/move_cost.py times the worker in CPU milliseconds, and the VM's speed drifts by a third from one hour to
+the next, so a change worth a few percent can only be seen there in runs side by side, and barely. Instructions
+do not drift: the same code and load count the same to a few in ten thousand. This script plays the same
+hyperspace games through the worker twice under callgrind, once with ``--moves`` moves and once with
+``--more`` more; the difference over the extra moves is the work of one move (everything else, from start-up
+to the games' set-up, is the same in both runs). What is counted is the worker's whole path (claim, parse,
+apply, both mails composed and queued, the game row, the mark, the commit) plus this script's own loop (the
+move's mail written and stored as the listener stores it, the outbox rows read back raw; the moves are chosen
+beforehand): compare two versions of pbem with it, not pbem with another program. It is no measure of time: a
+cache miss costs many instructions' time.
+
+Needs valgrind (Debian's package). ``--inner N`` is the loop itself, for callgrind to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+#: Games played side by side, as in bench/move_cost.py (a mail's Reply-To and Message-ID name the next move's).
+GAMES = 4
+_REPLY_TO = re.compile(rb"^Reply-To: (\S+)\r$", re.MULTILINE)
+_MESSAGE_ID = re.compile(rb"^Message-ID: (\S+)\r$", re.MULTILINE)
+
+
+def play(moves: int, planned: int) -> int:
+    """Set up GAMES games and choose their next ``planned`` moves, then play the first ``moves`` of them through
+    the worker; how many were played. Both runs plan as many moves, so that the choosing is no part of the
+    difference between them."""
+    from email.utils import make_msgid
+
+    import move_cost
+    from sqlmodel import col, select
+
+    from pbem.heap import freeze_startup_heap
+    from pbem.mail.smtpd import store_inbound
+    from pbem.store.models import OutboxItem
+
+    workdir = Path(tempfile.mkdtemp(prefix="pbem-move-instructions-"))
+    pbem = move_cost.Pbem(workdir)
+    games = [move_cost.start_game(pbem, number) for number in range(1, GAMES + 1)]
+    last = {seat.email: (str(seat.last["Reply-To"]), str(seat.last["Message-ID"]))
+            for game in games for seat in (game.white, game.black) if seat.last is not None}
+    plan = choose(games, planned)
+    freeze_startup_heap()
+    for mover, text in plan[:moves]:
+        to, answered = last[mover]
+        raw = (f"From: {mover}\r\nTo: {to}\r\nSubject: Re: your move\r\n"
+               f"Message-ID: {make_msgid(domain=move_cost.PLAYERS)}\r\nIn-Reply-To: {answered}\r\n"
+               f"References: {answered}\r\nContent-Type: text/plain; charset=\"utf-8\"\r\n"
+               f"Content-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n\r\n{text}\r\n\r\n"
+               f"On Mon, 23 Nov 2026, pbem wrote:\r\n> Your move\r\n").encode()
+        store_inbound(pbem.db, raw, mover, [to], pbem.addresses.domain)
+        pbem.worker.process_next()
+        with pbem.db.transaction() as session:
+            for row in session.exec(select(OutboxItem).where(col(OutboxItem.status) == "pending")):
+                reply_to, message_id = _REPLY_TO.search(row.raw), _MESSAGE_ID.search(row.raw)
+                assert reply_to is not None and message_id is not None, row.raw[:500]
+                last[row.recipient] = (reply_to.group(1).decode(), message_id.group(1).decode())
+                row.status = "sent"
+                session.add(row)
+    pbem.close()
+    shutil.rmtree(workdir, ignore_errors=True)
+    return min(moves, len(plan))
+
+
+def choose(games: list[Any], planned: int) -> list[tuple[str, str]]:
+    """The games' next ``planned`` moves, round by round (a random legal board move each, seeded): who mails
+    it, and its text."""
+    import move_cost
+
+    from pbem.variants import get_variant
+
+    engine = get_variant(move_cost.VARIANT)
+    rng = random.Random(1)
+    states = [game.state for game in games]
+    plan: list[tuple[str, str]] = []
+    while len(plan) < planned and any(engine.outcome(state) is None for state in states):
+        for number, game in enumerate(games):
+            state = states[number]
+            if len(plan) == planned or engine.outcome(state) is not None:
+                continue
+            texts = sorted(engine.describe(state, action) for action in engine.legal_actions(state))
+            text = rng.choice([t for t in texts if "@" not in t])  # board moves: a phase-out needs a secret
+            plan.append((game.white.email if str(engine.to_act(state)) == "white" else game.black.email, text))
+            states[number] = engine.apply(state, engine.parse_action(state, text)).state
+    return plan
+
+
+def counted(runs: list[int], planned: int, workdir: Path) -> list[int]:
+    """Instructions of whole runs of ``runs`` moves each under callgrind, side by side (one a core)."""
+    started = [(moves, subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={workdir / f'callgrind.{moves}.out'}",
+         sys.executable, __file__, "--inner", str(moves), "--plan", str(planned)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+        cwd=REPO)) for moves in runs]
+    counts = []
+    for moves, process in started:
+        stdout, stderr = process.communicate()
+        found = re.search(r"Collected : (\d+)", stderr)
+        if process.returncode != 0 or found is None or f"played {moves}" not in stdout:
+            raise SystemExit(f"move_instructions: the run of {moves} moves failed:\n{stdout}\n{stderr[-3000:]}")
+        counts.append(int(found.group(1)))
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--moves", type=int, default=10, help="moves of the shorter run [10]")
+    parser.add_argument("--more", type=int, default=50, help="moves the longer run plays beyond it [50]")
+    parser.add_argument("--inner", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--plan", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.inner is not None:
+        print(f"played {play(args.inner, max(args.plan, args.inner))}")
+        return 0
+    if shutil.which("valgrind") is None:
+        raise SystemExit("move_instructions: valgrind is not installed (apt-get install valgrind)")
+    with tempfile.TemporaryDirectory(prefix="pbem-callgrind-") as workdir:
+        short, long = counted([args.moves, args.moves + args.more], args.moves + args.more, Path(workdir))
+    per_move = (long - short) / args.more
+    print(f"pbem worker, one {GAMES}-game hyperspace move on SQLite, this script's loop included: "
+          f"{per_move / 1e6:.2f} million instructions (callgrind; {short:,} and {long:,} in runs of "
+          f"{args.moves} and {args.moves + args.more} moves)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
