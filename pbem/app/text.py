@@ -30,10 +30,9 @@ _MOVE_NUMBER = re.compile(r"^\d+\.+$")
 
 def tidy(body: str) -> str:
     """``body`` with long lines wrapped, trailing spaces and leading blank lines gone, one final newline."""
-    lines: list[str] = []
-    for line in body.splitlines():
-        line = line if line == _SIGNATURE else line.rstrip()
-        lines.extend(wrap_line(line))
+    lines = [line if line == _SIGNATURE else line.rstrip() for line in body.splitlines()]
+    if max(map(len, lines), default=0) > WIDTH:  # most bodies (diagrams, clocks) have no line to wrap
+        lines = [part for line in lines for part in wrap_line(line)]
     while lines and not lines[0]:
         lines.pop(0)
     text = "\n".join(lines).rstrip("\n") + "\n"

@@ -27,7 +27,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from pbem.store import models, schema
-from pbem.store.prepared import Prepared
+from pbem.store.prepared import Prepared, hold_connection
 
 __all__ = ["Database", "GameClaims", "Leadership"]
 
@@ -356,12 +356,13 @@ class Database:
         is never durable without those before it (one log, written in order), so any later sync covers it.
         """
         with self._write_lock, Session(self.engine, expire_on_commit=False) as session, session.begin():
+            connection = hold_connection(session)  # this session's one transaction: its statements' connection
             if not self.is_sqlite:
                 if not durable:
-                    session.connection().exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+                    connection.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
                 yield session
                 return
-            driver: Any = session.connection().connection.driver_connection  # sqlite3.Connection
+            driver: Any = connection.connection.driver_connection  # sqlite3.Connection
             changes = driver.total_changes
             yield session
             session.flush()  # what the commit would write, written now to be counted

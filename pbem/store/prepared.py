@@ -12,9 +12,21 @@ from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.base import Executable
 from sqlmodel import Session
 
-__all__ = ["Prepared"]
+__all__ = ["Prepared", "hold_connection"]
 
 _Processor = Callable[[Any], Any]
+#: Where a session's one transaction keeps its connection for these statements (see hold_connection).
+_HELD = "pbem.prepared.connection"
+
+
+def hold_connection(session: Session) -> Connection:
+    """Take ``session``'s connection now and keep it, with its driver connection, for the prepared statements of
+    the transaction it is in: asking the session each time went through four of its methods (a worker's move
+    runs seven such statements). Only for a session that holds one transaction in its life, as
+    ``Database.transaction``'s does: a second transaction may be on another connection."""
+    connection = session.connection()
+    session.info[_HELD] = (connection, connection.connection.dbapi_connection)
+    return connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +83,19 @@ class Prepared:
                       for process, value in zip(results, row, strict=True)]) for row in fetched]
 
     def _run(self, session: Session, values: Mapping[str, Any] | None) -> tuple[Any, _Form]:
-        connection = session.connection()
+        held = session.info.get(_HELD)
+        if held is None:
+            connection = session.connection()
+            driver = connection.connection.dbapi_connection
+        else:
+            connection, driver = held
         form = self._forms.get(connection.dialect.name) or self._compile(connection.dialect)
         params = {**form.defaults, **values} if values else dict(form.defaults)
         for name, process in form.binds:
             params[name] = process(params[name])
         arguments: Sequence[Any] | Mapping[str, Any] = (
             params if form.order is None else [params[name] for name in form.order])
-        cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        cursor = driver.cursor()  # type: ignore[union-attr]
         _tell_listeners(connection, cursor, form.sql, arguments)
         cursor.execute(form.sql, arguments)
         return cursor, form
