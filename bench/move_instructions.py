@@ -3,13 +3,14 @@
 bench/move_cost.py times the worker in CPU milliseconds, and the VM's speed drifts by a third from one hour to
 the next, so a change worth a few percent can only be seen there in runs side by side, and barely. Instructions
 do not drift: the same code and load count the same to a few in ten thousand. This script plays the same
-hyperspace games through the worker twice under callgrind, once with ``--moves`` moves and once with
-``--more`` more; the difference over the extra moves is the work of one move (everything else, from start-up
-to the games' set-up, is the same in both runs). What is counted is the worker's whole path (claim, parse,
-apply, both mails composed and queued, the game row, the mark, the commit) plus this script's own loop (the
-move's mail written and stored as the listener stores it, the outbox rows read back raw; the moves are chosen
-beforehand): compare two versions of pbem with it, not pbem with another program. It is no measure of time: a
-cache miss costs many instructions' time.
+hyperspace games through the worker under callgrind, once with ``--moves`` moves and once with ``--more``
+more; the difference over the extra moves is the work of one move (everything else, from start-up to the
+games' set-up, is the same in both runs). That is the worker's whole path (claim, parse, apply, both mails
+composed and queued, the game row, the mark, the commit) and this script's own loop (the move's mail written
+and stored as the listener stores it, the outbox rows read back raw; the moves are chosen beforehand); two
+more runs measure the loop alone, nobody applying the mails, and the worker's figure is the difference.
+Compare two versions of pbem with it (it runs on every version since issue 19 was opened, 70105df), not
+pbem with another program. It is no measure of time: a cache miss costs many instructions' time.
 
 Needs valgrind (Debian's package). ``--inner N`` is the loop itself, for callgrind to run.
 """
@@ -17,6 +18,7 @@ Needs valgrind (Debian's package). ``--inner N`` is the loop itself, for callgri
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import re
@@ -37,22 +39,27 @@ _REPLY_TO = re.compile(rb"^Reply-To: (\S+)\r$", re.MULTILINE)
 _MESSAGE_ID = re.compile(rb"^Message-ID: (\S+)\r$", re.MULTILINE)
 
 
-def play(moves: int, planned: int) -> int:
+def play(moves: int, planned: int, pictures: bool = True, worker: bool = True) -> int:
     """Set up GAMES games and choose their next ``planned`` moves, then play the first ``moves`` of them through
     the worker; how many were played. Both runs plan as many moves, so that the choosing is no part of the
-    difference between them."""
+    difference between them. ``worker=False``: the mails are stored and the outbox read, but nobody applies
+    them (this script's own share of a move)."""
     from email.utils import make_msgid
 
     import move_cost
     from sqlmodel import col, select
 
-    from pbem.heap import freeze_startup_heap
     from pbem.mail.smtpd import store_inbound
     from pbem.store.models import OutboxItem
 
+    try:
+        from pbem.heap import freeze_startup_heap
+    except ImportError:  # a version of pbem from before the heap was frozen (issue 19's start, 70105df)
+        freeze_startup_heap = gc.collect
+
     workdir = Path(tempfile.mkdtemp(prefix="pbem-move-instructions-"))
     pbem = move_cost.Pbem(workdir)
-    games = [move_cost.start_game(pbem, number) for number in range(1, GAMES + 1)]
+    games = [move_cost.start_game(pbem, number, *([] if pictures else [False])) for number in range(1, GAMES + 1)]
     last = {seat.email: (str(seat.last["Reply-To"]), str(seat.last["Message-ID"]))
             for game in games for seat in (game.white, game.black) if seat.last is not None}
     plan = choose(games, planned)
@@ -65,7 +72,8 @@ def play(moves: int, planned: int) -> int:
                f"Content-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n\r\n{text}\r\n\r\n"
                f"On Mon, 23 Nov 2026, pbem wrote:\r\n> Your move\r\n").encode()
         store_inbound(pbem.db, raw, mover, [to], pbem.addresses.domain)
-        pbem.worker.process_next()
+        if worker:
+            pbem.worker.process_next()
         with pbem.db.transaction() as session:
             for row in session.exec(select(OutboxItem).where(col(OutboxItem.status) == "pending")):
                 reply_to, message_id = _REPLY_TO.search(row.raw), _MESSAGE_ID.search(row.raw)
@@ -73,7 +81,8 @@ def play(moves: int, planned: int) -> int:
                 last[row.recipient] = (reply_to.group(1).decode(), message_id.group(1).decode())
                 row.status = "sent"
                 session.add(row)
-    pbem.close()
+    if hasattr(pbem, "close"):  # not in the oldest versions this script is run on
+        pbem.close()
     shutil.rmtree(workdir, ignore_errors=True)
     return min(moves, len(plan))
 
@@ -101,13 +110,15 @@ def choose(games: list[Any], planned: int) -> list[tuple[str, str]]:
     return plan
 
 
-def counted(runs: list[int], planned: int, workdir: Path) -> list[int]:
-    """Instructions of whole runs of ``runs`` moves each under callgrind, side by side (one a core)."""
+def counted(runs: list[tuple[int, bool]], planned: int, pictures: str, workdir: Path) -> list[int]:
+    """Instructions of whole runs under callgrind, side by side: each of ``runs`` plays its number of moves, with
+    the worker or without it."""
     started = [(moves, subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={workdir / f'callgrind.{moves}.out'}",
-         sys.executable, __file__, "--inner", str(moves), "--plan", str(planned)],
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={workdir / f'callgrind.{moves}.{worker}.out'}",
+         sys.executable, __file__, "--inner", str(moves), "--plan", str(planned), "--pictures", pictures,
+         *([] if worker else ["--no-worker"])],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
-        cwd=REPO)) for moves in runs]
+        cwd=REPO)) for moves, worker in runs]
     counts = []
     for moves, process in started:
         stdout, stderr = process.communicate()
@@ -124,18 +135,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--more", type=int, default=50, help="moves the longer run plays beyond it [50]")
     parser.add_argument("--inner", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--plan", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--no-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--pictures", choices=("on", "off"), default="on",
+                        help="off: the players 'set pictures off' (plain-text game mails, the work of a move when "
+                             "issue 19 was written; versions from before the setting take no 'off') [on]")
     args = parser.parse_args(argv)
     if args.inner is not None:
-        print(f"played {play(args.inner, max(args.plan, args.inner))}")
+        print(f"played {play(args.inner, max(args.plan, args.inner), args.pictures == 'on', not args.no_worker)}")
         return 0
     if shutil.which("valgrind") is None:
         raise SystemExit("move_instructions: valgrind is not installed (apt-get install valgrind)")
+    total = args.moves + args.more
     with tempfile.TemporaryDirectory(prefix="pbem-callgrind-") as workdir:
-        short, long = counted([args.moves, args.moves + args.more], args.moves + args.more, Path(workdir))
-    per_move = (long - short) / args.more
-    print(f"pbem worker, one {GAMES}-game hyperspace move on SQLite, this script's loop included: "
-          f"{per_move / 1e6:.2f} million instructions (callgrind; {short:,} and {long:,} in runs of "
-          f"{args.moves} and {args.moves + args.more} moves)")
+        short, long, short_alone, long_alone = counted(
+            [(args.moves, True), (total, True), (args.moves, False), (total, False)], total, args.pictures,
+            Path(workdir))
+    per_move, alone = (long - short) / args.more, (long_alone - short_alone) / args.more
+    mails = "plain-text mails (pictures off)" if args.pictures == "off" else "mails with pictures"
+    print(f"pbem worker, one {GAMES}-game hyperspace move on SQLite, {mails}: {(per_move - alone) / 1e6:.2f} million "
+          f"instructions (callgrind)\n  with this script's loop: {per_move / 1e6:.2f} million ({short:,} and {long:,} "
+          f"in runs of {args.moves} and {total} moves)\n  the loop alone, nobody applying the mails: "
+          f"{alone / 1e6:.2f} million ({short_alone:,} and {long_alone:,})")
     return 0
 
 

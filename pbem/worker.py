@@ -25,7 +25,7 @@ from pbem.app.game_pictures import html_source
 from pbem.app.game_state import handles, records, state_of
 from pbem.app.games import play_move
 from pbem.app.secrecy import queue_outgoing
-from pbem.app.settings import white_bottom_for
+from pbem.app.settings import wants_pictures, white_bottom_for
 from pbem.app.text import preview
 from pbem.commands.base import Command
 from pbem.commands.move import Move
@@ -453,12 +453,14 @@ class Worker:
         """The reply that ends a game (a resignation, an accepted draw, a mate) is that player's last mail
         of it: like the opponent's, it gets the final picture, the HTML part, the record and the GIF.
         Other replies are results and stay plain text (the opponent's mail carries the picture)."""
+        reply.attachments = final_attachments(ctx, game)
+        if not wants_pictures(ctx.account_by_email(reply.to)):
+            return  # the text alone, as they asked (for_reader drops the picture too)
         source = html_source(game, state_of(game), seat, self.services.addresses.domain,
                              clock_lines(ctx, game, handles(ctx, game)), records(ctx, game),
                              white_bottom=white_bottom_for(ctx, game, seat))
         if source.diagram.strip() and source.diagram.strip() in reply.body:
             reply.html_source = source
-        reply.attachments = final_attachments(ctx, game)
 
     def _flush(self, ctx: Context) -> None:
         queue_outgoing(ctx)

@@ -91,6 +91,12 @@ def setting(account: Account | None, key: str) -> str:
     return stored if isinstance(stored, str) else SETTINGS[key].default
 
 
+def wants_pictures(account: Account | None) -> bool:
+    """Whether ``account``'s game mails carry a picture and an HTML part (``set pictures off``: the text alone).
+    Asked before the picture's board is worked out: for_reader would only drop it."""
+    return setting(account, "pictures") != "off"
+
+
 def zone_of(account: Account | None) -> ZoneInfo:
     try:
         return ZoneInfo(setting(account, "timezone"))

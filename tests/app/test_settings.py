@@ -238,6 +238,37 @@ def test_pictures_off_makes_game_mails_plain_text(pipe: Pipeline) -> None:
     assert [part for part in final.walk() if part.get_filename() == "pbem-game-1.pgn"]
 
 
+def test_a_player_with_pictures_off_costs_no_picture(pipe: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The picture's board is not worked out for a reader who turned pictures off (it would be dropped): their
+    game mails, their final reply and an observer's mails are the text alone, and the other side's still
+    carry the picture."""
+    import pbem.app.game_mail as game_mail
+    import pbem.app.observers as observers
+    import pbem.worker as worker
+
+    _, bob, alice_seat, bob_seat = begin_game(pipe, "days 3")
+    carol = register(pipe, CAROL, "carol")
+    for sender, address in ((BOB, bob), (CAROL, carol)):
+        pipe.send(sender, address, "set pictures off")
+    pipe.send(CAROL, carol, "observe 1")
+    by_recipient(pipe)
+    built: list[object] = []
+    for module in (game_mail, observers, worker):
+        real = module.html_source
+        monkeypatch.setattr(module, "html_source", lambda *args, real=real, **kw: built.append(args[2]) or real(
+            *args, **kw))
+    pipe.send(ALICE, alice_seat, "Pe2-e4")
+    mails = by_recipient(pipe)
+    assert built == [] and mails[BOB][0].get_content_type() == "text/plain"
+    assert mails[CAROL][0].get_content_type() == "text/plain"
+    pipe.send(BOB, bob_seat, "resign")  # bob's reply ends the game: his last mail, still plain
+    mails = by_recipient(pipe)
+    assert [str(audience) for audience in built] == ["white"]  # alice's final mail alone has the picture
+    assert mails[BOB][-1].get_content_type() == "multipart/mixed"  # the record and the GIF, no picture
+    assert not [part for part in mails[BOB][-1].walk() if part.get_content_type() == "image/png"]
+    assert [part for part in mails[ALICE][-1].walk() if part.get_content_type() == "image/png"]
+
+
 def _png(message: EmailMessage) -> bytes:
     images = [part for part in message.walk() if part.get_content_type() == "image/png"]
     assert len(images) == 1
