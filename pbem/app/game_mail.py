@@ -14,7 +14,7 @@ from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, player_id, records, state_of
 from pbem.app.news import result_news
 from pbem.app.records import mail_movetext
-from pbem.app.settings import wants_pictures, white_bottom_for
+from pbem.app.settings import may_want_pictures, white_bottom_for
 from pbem.app.text import preview
 from pbem.engine.base import Audience, Note, Outcome, Seat
 from pbem.mail.compose import Outgoing
@@ -109,7 +109,7 @@ def game_mail(ctx: Context, game: Game, seat: Seat, template: str, headline: str
         html_source=html_source(game, state, seat, ctx.services.addresses.domain, clock,
                                 records(ctx, game) if finished else (),
                                 white_bottom=white_bottom_for(ctx, game, seat), link=link)
-        if wants_pictures(account) else None,
+        if may_want_pictures(ctx, account) else None,
         attachments=final_attachments(ctx, game) if finished else (),
         digestible=not finished and template not in _AT_ONCE,
     )

@@ -25,7 +25,7 @@ from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, records, state_of
 from pbem.app.news import result_news, turn_news
 from pbem.app.notes import after_news, notes_for_observers
-from pbem.app.settings import setting, wants_pictures
+from pbem.app.settings import may_want_pictures, setting
 from pbem.engine.base import Audience, Outcome, Seat
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
@@ -90,7 +90,7 @@ def notify_observers(ctx: Context, game: Game) -> None:
         # Observers who see the game late get no highlight: it would show a move they may not see yet.
         source = html_source(game, state, Audience.PUBLIC, ctx.services.addresses.domain, clock,
                              records(ctx, game) if finished else (), highlight=not delay,
-                             link=web_link(ctx, f"/games/{game.id}")) if wants_pictures(account) else None
+                             link=web_link(ctx, f"/games/{game.id}")) if may_want_pictures(ctx, account) else None
         ctx.send(Outgoing(to=account.email, subject=f"{subject_of(ctx, game)} (observing)",
                           body=with_link(with_clock(after_news(body, said), clock),
                                          web_link(ctx, f"/games/{game.id}")),

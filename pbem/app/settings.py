@@ -92,9 +92,17 @@ def setting(account: Account | None, key: str) -> str:
 
 
 def wants_pictures(account: Account | None) -> bool:
-    """Whether ``account``'s game mails carry a picture and an HTML part (``set pictures off``: the text alone).
-    Asked before the picture's board is worked out: for_reader would only drop it."""
+    """Whether ``account``'s game mails carry a picture and an HTML part (``set pictures off``: the text alone)."""
     return setting(account, "pictures") != "off"
+
+
+def may_want_pictures(ctx: Context, account: Account | None) -> bool:
+    """Whether a game mail to ``account`` written now needs its picture worked out: not for a reader with
+    pictures off (for_reader would drop it when the mail is queued), unless the reader is the sender of the mail
+    being answered, whose ``set pictures on`` later in the same mail still counts for it."""
+    if wants_pictures(account):
+        return True
+    return account is not None and ctx.account is not None and ctx.account.id == account.id
 
 
 def zone_of(account: Account | None) -> ZoneInfo:

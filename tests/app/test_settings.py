@@ -269,6 +269,21 @@ def test_a_player_with_pictures_off_costs_no_picture(pipe: Pipeline, monkeypatch
     assert [part for part in mails[ALICE][-1].walk() if part.get_content_type() == "image/png"]
 
 
+def test_pictures_turned_on_later_in_the_same_mail_still_count(pipe: Pipeline) -> None:
+    """The picture is left out at once only for readers whose setting this mail cannot change: the sender's
+    own 'set pictures on' further down still gives the game mails above it their picture."""
+    alice = register(pipe, ALICE, "alice")
+    bob = register(pipe, BOB, "bob")
+    pipe.send(BOB, bob, "set pictures off")
+    pipe.send(ALICE, alice, "challenge bob hyperspace white days 3")
+    number = re.search(r"accept (\d+)", text(by_recipient(pipe)[BOB]))
+    assert number
+    pipe.send(BOB, bob, f"accept {number.group(1)}\nset pictures on")
+    pictured = [message for message in by_recipient(pipe)[BOB]
+                if any(part.get_content_type() == "image/png" for part in message.walk())]
+    assert len(pictured) == 1 and "has started" in body_of(pictured[0])  # the game's first mail, not the reply
+
+
 def _png(message: EmailMessage) -> bytes:
     images = [part for part in message.walk() if part.get_content_type() == "image/png"]
     assert len(images) == 1

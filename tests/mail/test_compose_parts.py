@@ -79,6 +79,15 @@ def test_clock_rows_split_labels_and_columns() -> None:
     assert clock_rows(CLOCK) == [["Time control", "7 days per move"], ["White", "alice", "time left 7d (running)"]]
 
 
+def test_the_clock_table_styles_its_first_column_and_keeps_a_blank_line_as_an_empty_row() -> None:
+    html = game_html("Your move.\n", title="t", clock=["Time control: 7 days per move", "  ",
+                                                       "White  alice  time left 7d (running)"])
+    nowrap = 'style="padding:2px 12px 2px 0; vertical-align:top; white-space:nowrap;"'
+    cell = 'style="padding:2px 12px 2px 0; vertical-align:top;"'
+    assert (f"<tr><td {nowrap}>Time control</td><td {cell}>7 days per move</td></tr>\n<tr></tr>\n"
+            f"<tr><td {nowrap}>White</td><td {cell}>alice</td><td {cell}>time left 7d (running)</td></tr>") in html
+
+
 def test_the_secret_scan_reads_the_html_part_and_attachments() -> None:
     mail = game_mail()
     with pytest.raises(SecretLeakError):
