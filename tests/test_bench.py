@@ -48,6 +48,7 @@ def test_move_instructions_plays_the_moves_it_is_asked_for() -> None:
     assert done.stdout.strip() == "played 3"
 
 
+@pytest.mark.slow  # four runs under callgrind: about 45 s on two cores
 def test_move_instructions_counts_a_move_under_callgrind() -> None:
     if shutil.which("valgrind") is None:
         pytest.skip("valgrind is not installed (Debian's package valgrind)")
