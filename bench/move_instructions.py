@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-#: Games played side by side, as in bench/move_cost.py (a mail's Reply-To and Message-ID name the next move's).
+#: Games played side by side (a mail's Reply-To and Message-ID name the next move's).
 GAMES = 4
 _REPLY_TO = re.compile(rb"^Reply-To: (\S+)\r$", re.MULTILINE)
 _MESSAGE_ID = re.compile(rb"^Message-ID: (\S+)\r$", re.MULTILINE)
@@ -61,6 +61,7 @@ def play(moves: int, planned: int, pictures: bool = True, worker: bool = True) -
 
     workdir = Path(tempfile.mkdtemp(prefix="pbem-move-instructions-"))
     pbem = move_cost.Pbem(workdir)
+    # start_game's pictures argument is only passed when off: the oldest versions' start_game takes none.
     games = [move_cost.start_game(pbem, number, *([] if pictures else [False])) for number in range(1, GAMES + 1)]
     last = {seat.email: (str(seat.last["Reply-To"]), str(seat.last["Message-ID"]))
             for game in games for seat in (game.white, game.black) if seat.last is not None}
@@ -91,7 +92,8 @@ def play(moves: int, planned: int, pictures: bool = True, worker: bool = True) -
 
 def choose(games: list[Any], planned: int) -> list[tuple[str, str]]:
     """The games' next ``planned`` moves, round by round (a random legal board move each, seeded): who mails
-    it, and its text."""
+    it, and its text. The choice is bench/move_cost.py's own, written out here: the oldest versions this script
+    runs on have it only inside move_cost's loop."""
     import move_cost
 
     from pbem.variants import get_variant
