@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 30
 #: Relay connections a round sends on at once (a recipient's mails on one of them, in order): their round trips
-#: overlap, while a mail's final dot and its sent mark still go one at a time (see _run_lane).
+#: overlap, while a mail's final dot and its sent mark still go one at a time (see _run_lane). A connection's
+#: mark is synced to the disk while it sends its next mail's envelope, before that mail's final dot.
 RELAY_CONNECTIONS = 4
 _BACKOFF_BASE_SECONDS = 2.0
 _BACKOFF_MAX_SECONDS = 3600.0
@@ -250,6 +251,7 @@ class Deliverer:
     def _run_lane(self, lane: int, items: list[OutboxItem], drawn: dict[int | None, Future[bytes]]) -> int:
         """Send ``items`` in order on connection ``lane``; how many were sent."""
         sent = 0
+        unsynced = 0  # this connection's last mark in the journal, until it is known to be on the disk
         for index, item in enumerate(items):
             ahead = drawn.get(item.id)
             try:
@@ -259,6 +261,9 @@ class Deliverer:
                 if self._failed(lane, item, error, items[index + 1:]):
                     break
                 continue
+            # The mark before is synced while this mail's envelope and content went out; it must be on the
+            # disk before this mail's final dot: a power cut re-sends at most one mail a connection.
+            unsynced = self._wait_synced(unsynced)
             # One mail at a time between its final dot and its mark: a crash re-sends at most one mail,
             # however many connections were sending.
             with self._one_at_a_time:
@@ -268,13 +273,20 @@ class Deliverer:
                     if self._failed(lane, item, error, items[index + 1:]):
                         break
                     continue
-                self._mark_sent(item)
+                unsynced = self._mark_sent(item)
             OUTBOX_SENT.inc()
             sent += 1
             log.info("outbox %s to %s delivered (%d bytes): %s", item.id, recipient, len(raw),
                      f"relay said {code} {answer.decode('utf-8', 'replace')[:200]}" if self.smtp_host
                      else f"written to the Maildir as {answer.decode()}")
+        self._wait_synced(unsynced)
         return sent
+
+    def _wait_synced(self, line: int) -> int:
+        """Wait until the journal's line ``line`` is on the disk (0: nothing to wait for); 0."""
+        if line and self.journal is not None:
+            self.journal.wait_synced(line)
+        return 0
 
     def _failed(self, lane: int, item: OutboxItem, error: BaseException, rest: list[OutboxItem]) -> bool:
         """Count ``item``'s failed attempt; True when the relay is down (``rest`` then retries with it)."""
@@ -345,15 +357,16 @@ class Deliverer:
         if self.journal is not None:
             self.journal.close()
 
-    def _mark_sent(self, item: OutboxItem) -> None:
-        # Right after the relay's 250, one small synced write per mail: a crash in between re-sends
-        # at most this one mail (with its Message-ID, which receivers use to drop the copy).
+    def _mark_sent(self, item: OutboxItem) -> int:
+        """Right after the relay's 250, one small write per mail: a crash in between re-sends at most this one
+        mail (with its Message-ID, which receivers use to drop the copy). The mark's line in the journal, still
+        to be synced (0: the outbox itself was marked, durably)."""
         if self.journal is not None:
             assert item.id is not None
-            self.journal.record(item.id, utcnow())
-            return
+            return self.journal.write(item.id, utcnow())
         self.db.write(update(OutboxItem).where(col(OutboxItem.id) == item.id)
                       .values(status=OutboxStatus.SENT, sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
+        return 0
 
     def _mark_failed(self, item: OutboxItem, error: BaseException) -> datetime | None:
         """Count the failed attempt; when the mail is tried next (None: given up)."""

@@ -4,6 +4,8 @@ crash between the two neither loses a mark nor re-sends the mail."""
 from __future__ import annotations
 
 import os
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -153,4 +155,124 @@ def test_marks_a_failed_fold_left_are_folded_before_the_next_round_reads(tmp_pat
         assert outbox(pipe)[0].status == "sent" and len(list((maildir / "new").iterdir())) == 1
         deliverer.close()
     finally:
+        pipe.close()
+
+
+def test_a_line_is_in_the_file_at_once_and_on_the_disk_once_waited_for(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = SentJournal(tmp_path / "db.sent")
+    started: list[int] = []  # for each fdatasync, the lines written when it began
+    real_fdatasync = os.fdatasync
+
+    def counting(descriptor: int) -> None:
+        started.append(journal._written)
+        real_fdatasync(descriptor)
+
+    monkeypatch.setattr(os, "fdatasync", counting)
+    lines = [journal.write(number, T0) for number in range(1, 4)]
+    assert lines == [1, 2, 3]
+    assert (tmp_path / "db.sent").read_bytes().count(b"\n") == 3  # the kernel's before any sync
+    journal.wait_synced(3)
+    assert journal.synced >= 3 and started and max(started) >= 3  # a sync that began after line 3 was written
+    assert len(started) <= 3  # one sync covers every line written before it began
+    journal.close()
+    assert journal._syncer is not None and not journal._syncer.is_alive()  # the syncer ends with the file
+
+
+def test_many_writers_share_syncs_and_every_wait_returns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = SentJournal(tmp_path / "db.sent")
+    syncs: list[int] = []
+    real_fdatasync = os.fdatasync
+
+    def slow(descriptor: int) -> None:  # a disk that takes a while: lines pile up behind a sync under way
+        syncs.append(1)
+        time.sleep(0.005)
+        real_fdatasync(descriptor)
+
+    monkeypatch.setattr(os, "fdatasync", slow)
+
+    def writer(base: int) -> None:
+        for number in range(base, base + 25):
+            journal.wait_synced(journal.write(number, T0))
+
+    threads = [threading.Thread(target=writer, args=(base,)) for base in (0, 100, 200, 300)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not any(thread.is_alive() for thread in threads)
+    assert journal.synced == 100
+    assert len(syncs) < 100  # grouped: four writers' lines went to the disk together
+    with journal.folding() as marks:
+        assert sorted(number for number, _ in marks) == sorted(range(0, 25)) + sorted(range(100, 125)) + sorted(
+            range(200, 225)) + sorted(range(300, 325))
+    journal.close()
+
+
+def test_a_failed_sync_is_raised_to_its_lines_waiters_and_later_lines_are_synced_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = SentJournal(tmp_path / "db.sent")
+    real_fdatasync = os.fdatasync
+    failures = [OSError(5, "Input/output error")]
+
+    def failing_once(descriptor: int) -> None:
+        if failures:
+            raise failures.pop()
+        real_fdatasync(descriptor)
+
+    monkeypatch.setattr(os, "fdatasync", failing_once)
+    first = journal.write(1, T0)
+    with pytest.raises(OSError, match="Input/output"):
+        journal.wait_synced(first)
+    second = journal.write(2, T0)
+    journal.wait_synced(second)  # a new sync, which succeeds
+    assert journal.synced >= second
+    journal.close()
+
+
+def test_a_connections_mark_is_on_the_disk_before_its_next_final_dot(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The power-cut bound: however many connections send, each has at most one mark not yet synced, and
+    only while it sends its next mail's envelope; its final dot waits for the sync."""
+    pipe = Pipeline(tmp_path)
+    sink = SinkHandler()
+    port = free_port()
+    relay = Controller(sink, hostname="127.0.0.1", port=port)
+    relay.start()
+    try:
+        for number in range(6):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
+        journal = deliverer.journal
+        assert journal is not None
+        real_fdatasync, real_end, real_write = os.fdatasync, Deliverer._end, SentJournal.write
+        last_mark: dict[int, int] = {}  # by connection: the line of its last mark
+        checked: list[bool] = []
+
+        def slow_sync(descriptor: int) -> None:  # long enough that the next mail's envelope goes out meanwhile
+            time.sleep(0.01)
+            real_fdatasync(descriptor)
+
+        def end_after_sync(self: Deliverer, lane: int, item: OutboxItem, raw: bytes) -> tuple[int, bytes]:
+            if lane in last_mark:
+                checked.append(journal.synced >= last_mark[lane])
+            self._lane_now = lane  # type: ignore[attr-defined]
+            return real_end(self, lane, item, raw)
+
+        def write_noting(self: SentJournal, outbox_id: int, sent_at: datetime) -> int:
+            line = real_write(self, outbox_id, sent_at)
+            last_mark[deliverer._lane_now] = line  # type: ignore[attr-defined]
+            return line
+
+        monkeypatch.setattr(os, "fdatasync", slow_sync)
+        monkeypatch.setattr(Deliverer, "_end", end_after_sync)
+        monkeypatch.setattr(SentJournal, "write", write_noting)
+        assert deliverer.deliver_due() == 12
+        assert len(sink.received) == 12
+        assert checked and all(checked)  # every later final dot came after its connection's mark was synced
+        assert journal.synced == 12  # and the round ended with every mark on the disk
+        deliverer.close()
+    finally:
+        relay.stop()
         pipe.close()
