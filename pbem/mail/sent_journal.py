@@ -47,10 +47,6 @@ class SentJournal:
             self._pid = os.getpid()
         return self._file
 
-    def record(self, outbox_id: int, sent_at: datetime) -> None:
-        """Mark one mail sent, durably (synced before returning, as a commit would be)."""
-        self.wait_synced(self.write(outbox_id, sent_at))
-
     def write(self, outbox_id: int, sent_at: datetime) -> int:
         """Mark one mail sent, safe from a crash of this process at once and from a power cut once synced; the
         line's number, for :meth:`wait_synced`."""

@@ -25,8 +25,8 @@ T0 = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
 
 def test_marks_are_read_back_in_order_and_emptied_by_a_fold(tmp_path: Path) -> None:
     journal = SentJournal(tmp_path / "db.sent")
-    journal.record(7, T0)
-    journal.record(3, T0 + timedelta(seconds=1))
+    journal.write(7, T0)
+    journal.write(3, T0 + timedelta(seconds=1))
     with journal.folding() as marks:
         assert marks == [(7, T0), (3, T0 + timedelta(seconds=1))]
     assert (tmp_path / "db.sent").read_bytes() == b""
@@ -36,17 +36,17 @@ def test_marks_are_read_back_in_order_and_emptied_by_a_fold(tmp_path: Path) -> N
 
 def test_a_fold_that_fails_keeps_the_marks(tmp_path: Path) -> None:
     journal = SentJournal(tmp_path / "db.sent")
-    journal.record(1, T0)
+    journal.write(1, T0)
     with pytest.raises(RuntimeError), journal.folding():
         raise RuntimeError("the database is away")
-    journal.record(2, T0)
+    journal.write(2, T0)
     with journal.folding() as marks:
         assert [number for number, _ in marks] == [1, 2]
 
 
 def test_a_line_cut_short_by_a_crash_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "db.sent"
-    SentJournal(path).record(5, T0)
+    SentJournal(path).write(5, T0)
     with path.open("ab") as torn:
         torn.write(f"6 {T0.isoformat()}"[:-6].encode())  # the offset never reached the disk
     with SentJournal(path).folding() as marks:
@@ -103,7 +103,7 @@ def test_a_fold_repeated_after_a_crash_counts_each_attempt_once(tmp_path: Path) 
         assert deliverer.deliver_due() == 1
         row = outbox(pipe)[0]
         assert deliverer.journal is not None and row.id is not None
-        deliverer.journal.record(row.id, utcnow())  # the fold committed, the crash came before the emptying
+        deliverer.journal.write(row.id, utcnow())  # the fold committed, the crash came before the emptying
         assert deliverer.fold() == 1
         again = outbox(pipe)[0]
         assert again.status == "sent" and again.attempts == 1 and again.sent_at == row.sent_at
