@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -70,12 +71,23 @@ def test_a_round_marks_its_mails_sent_in_the_outbox_and_empties_the_journal(tmp_
         pipe.close()
 
 
-def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(tmp_path: Path) -> None:
-    pipe = Pipeline(tmp_path)
+@pytest.fixture
+def relay() -> Iterator[tuple[SinkHandler, int]]:
+    """A relay on loopback that keeps every mail it takes; its handler and port."""
     sink = SinkHandler()
     port = free_port()
-    relay = Controller(sink, hostname="127.0.0.1", port=port)
-    relay.start()
+    controller = Controller(sink, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield sink, port
+    finally:
+        controller.stop()
+
+
+def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(
+        tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
+    sink, port = relay
+    pipe = Pipeline(tmp_path)
     try:
         for number in range(3):
             pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
@@ -91,7 +103,6 @@ def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(t
         assert restarted.deliver_due() == 0 and len(sink.received) == 3
         restarted.close()
     finally:
-        relay.stop()
         pipe.close()
 
 
@@ -230,15 +241,12 @@ def test_a_failed_sync_is_raised_to_its_lines_waiters_and_later_lines_are_synced
     journal.close()
 
 
-def test_a_connections_mark_is_on_the_disk_before_its_next_final_dot(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_connections_mark_is_on_the_disk_before_its_next_final_dot(
+        tmp_path: Path, relay: tuple[SinkHandler, int], monkeypatch: pytest.MonkeyPatch) -> None:
     """The power-cut bound: however many connections send, each has at most one mark not yet synced, and
     only while it sends its next mail's envelope; its final dot waits for the sync."""
+    sink, port = relay
     pipe = Pipeline(tmp_path)
-    sink = SinkHandler()
-    port = free_port()
-    relay = Controller(sink, hostname="127.0.0.1", port=port)
-    relay.start()
     try:
         for number in range(6):
             pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
@@ -274,5 +282,4 @@ def test_a_connections_mark_is_on_the_disk_before_its_next_final_dot(tmp_path: P
         assert journal.synced == 12  # and the round ended with every mark on the disk
         deliverer.close()
     finally:
-        relay.stop()
         pipe.close()
