@@ -12,7 +12,7 @@ import socket
 import threading
 import zlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -233,6 +233,7 @@ class Deliverer:
             if self._lane_pool is None:
                 self._lane_pool = ThreadPoolExecutor(max_workers=RELAY_CONNECTIONS, thread_name_prefix="pbem-relay")
             running = [self._lane_pool.submit(self._run_lane, number, lane, drawn) for number, lane in enumerate(lanes)]
+            wait(running)  # every lane done before one's error is raised: none outlives its round
             return sum(lane.result() for lane in running)
         finally:
             for future in drawn.values():
@@ -263,7 +264,11 @@ class Deliverer:
                 continue
             # The mark before is synced while this mail's envelope and content went out; it must be on the
             # disk before this mail's final dot: a power cut re-sends at most one mail a connection.
-            unsynced = self._wait_synced(unsynced)
+            try:
+                unsynced = self._wait_synced(unsynced)
+            except OSError:
+                self._drop(lane)  # the relay discards this mail, its final dot never sent; the round fails
+                raise
             # One mail at a time between its final dot and its mark: a crash re-sends at most one mail,
             # however many connections were sending.
             with self._one_at_a_time:
@@ -345,6 +350,12 @@ class Deliverer:
             if connection is not None:
                 with contextlib.suppress(OSError, smtplib.SMTPException):
                     connection.quit()
+
+    def _drop(self, lane: int) -> None:
+        """Close connection ``lane`` without QUIT, which in the middle of DATA the relay would take for content."""
+        connection = self._connections.pop(lane, None)
+        if connection is not None:
+            connection.close()
 
     def close(self) -> None:
         self._close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import threading
@@ -34,14 +33,19 @@ class SentJournal:
         self.path = path
         self._file: int | None = None
         self._pid = 0
-        # Lines written by this process and how many of them are synced, or were in a sync that failed (with
-        # what it raised); the syncer waits on the condition for lines, the deliverer for their sync.
-        self._written = self._synced = self._failed_through = 0
-        self._sync_error: OSError | None = None
+        self._closed = False
+        # Lines are numbered from 1 in the order this process wrote them. The syncer has taken every line up
+        # to _attempted; those up to _synced are on the disk unless they are in a range whose sync failed
+        # (first, last, what it raised), which stays failed: after a write-back error a later sync that
+        # succeeds says nothing of the pages already lost. Writers, waiters and the syncer share the condition.
+        self._written = self._attempted = self._synced = 0
+        self._failed: list[tuple[int, int, OSError]] = []
         self._condition = threading.Condition()
         self._syncer: threading.Thread | None = None
 
     def _descriptor(self) -> int:
+        if self._closed:
+            raise OSError(f"{self.path}: the journal is closed")
         if self._file is None or self._pid != os.getpid():  # a forked process opens its own (flock is per file)
             self._file = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
             self._pid = os.getpid()
@@ -50,15 +54,15 @@ class SentJournal:
     def write(self, outbox_id: int, sent_at: datetime) -> int:
         """Mark one mail sent, safe from a crash of this process at once and from a power cut once synced; the
         line's number, for :meth:`wait_synced`."""
-        descriptor = self._descriptor()
-        fcntl.flock(descriptor, fcntl.LOCK_EX)  # not between a fold's reading and its emptying
-        try:
-            os.write(descriptor, f"{outbox_id} {sent_at.isoformat()}\n".encode("ascii"))
-        finally:
-            fcntl.flock(descriptor, fcntl.LOCK_UN)
-        with self._condition:
+        with self._condition:  # not while the journal closes (a few microseconds: the syncer's sync is outside)
+            descriptor = self._descriptor()
+            fcntl.flock(descriptor, fcntl.LOCK_EX)  # not between a fold's reading and its emptying
+            try:
+                os.write(descriptor, f"{outbox_id} {sent_at.isoformat()}\n".encode("ascii"))
+            finally:
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
             self._written += 1
-            if self._syncer is None or not self._syncer.is_alive():
+            if self._syncer is None or not self._syncer.is_alive():  # the first line (or a forked process's)
                 self._syncer = threading.Thread(target=self._sync_forever, name="pbem-sent-sync", daemon=True)
                 self._syncer.start()
             self._condition.notify_all()
@@ -66,39 +70,43 @@ class SentJournal:
 
     @property
     def synced(self) -> int:
-        """How many of the lines this process wrote are on the disk (they are numbered from 1)."""
+        """The last line known to be on the disk, with every line before it that no failed sync covered."""
         with self._condition:
             return self._synced
 
     def wait_synced(self, line: int) -> None:
         """Return once line ``line`` (a number :meth:`write` gave) is on the disk; raise what its sync raised."""
         with self._condition:
-            while self._synced < line:
-                if self._sync_error is not None and self._failed_through >= line:
-                    raise self._sync_error
+            while True:
+                for first, last, error in self._failed:
+                    if first <= line <= last:
+                        raise error
+                if self._synced >= line:
+                    return
                 self._condition.wait()
 
     def _sync_forever(self) -> None:
-        """The syncer: whenever lines wait, one fdatasync for all of them. After a failed sync the lines it covered
-        stay failed (their waiters are told); the next line written is tried afresh."""
+        """The syncer: whenever lines wait, one fdatasync for all of them; ends when the journal closes, with
+        nothing left to sync."""
         while True:
             with self._condition:
-                while max(self._synced, self._failed_through) >= self._written:
-                    if self._file is None:
-                        return  # closed, and nothing left to sync
+                while self._attempted >= self._written:
+                    if self._closed:
+                        self._syncer = None
+                        return
                     self._condition.wait()
-                through, descriptor = self._written, self._file
+                first, last, descriptor = self._attempted + 1, self._written, self._file
+                self._attempted = last
+            assert descriptor is not None  # open since those lines were written; close waits for this thread
             try:
-                if descriptor is None:  # a line written while the journal was being closed
-                    raise OSError(f"{self.path} was closed before its last lines were synced")
                 os.fdatasync(descriptor)
-            except OSError as error:  # the disk failed
+            except OSError as error:  # the disk failed: these lines' waiters are told, later lines are tried anew
                 with self._condition:
-                    self._failed_through, self._sync_error = through, error
+                    self._failed.append((first, last, error))
                     self._condition.notify_all()
                 continue
             with self._condition:
-                self._synced = through
+                self._synced = last
                 self._condition.notify_all()
 
     @contextmanager
@@ -121,19 +129,17 @@ class SentJournal:
             fcntl.flock(descriptor, fcntl.LOCK_UN)
 
     def close(self) -> None:
-        """Close the file once every line written is synced; the syncer ends with it."""
+        """No more lines: the syncer syncs those written and ends, then the file is closed."""
         with self._condition:
-            syncer, written = self._syncer, self._written
-        if syncer is not None and syncer.is_alive() and self._pid == os.getpid():
-            with contextlib.suppress(OSError):
-                self.wait_synced(written)
+            self._closed = True
+            syncer = self._syncer
+            self._condition.notify_all()
+        if syncer is not None and syncer is not threading.current_thread():
+            syncer.join()
         with self._condition:
             if self._file is not None and self._pid == os.getpid():
                 os.close(self._file)
             self._file = None
-            self._condition.notify_all()
-        if syncer is not None and syncer is not threading.current_thread():
-            syncer.join()
 
 
 def _parse(line: str) -> tuple[int, datetime] | None:
