@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import mailbox
+import os
 import re
 import secrets
 import smtplib
@@ -126,6 +127,15 @@ class _RelayConnection(smtplib.SMTP):
             self.close()
         else:
             self._rset()  # type: ignore[attr-defined]
+
+
+def _sync_folder(folder: Path) -> None:
+    """Put ``folder``'s entries (a file's name in it) on the disk."""
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def dot_stuffed(raw: bytes) -> bytes:
@@ -340,7 +350,9 @@ class Deliverer:
             # mailbox.Maildir only creates tmp/new/cur when the folder itself is missing.
             for sub in ("tmp", "new", "cur"):
                 (self.maildir / sub).mkdir(parents=True, exist_ok=True)
-            return 0, mailbox.Maildir(self.maildir, create=False).add(raw).encode()
+            key = mailbox.Maildir(self.maildir, create=False).add(raw)  # the file synced in tmp/, linked into new/
+            _sync_folder(self.maildir / "new")  # the link on the disk before the mark: else a power cut takes it back
+            return 0, key.encode()
         return self._connections[lane].end_mail()
 
     def _close(self, lane: int | None = None) -> None:

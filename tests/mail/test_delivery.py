@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import mailbox
+import os
 import random
 import smtplib
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from sqlmodel import select
 
 import pbem.mail.smtpd
 from pbem.mail.delivery import Deliverer, _RelayConnection, dot_stuffed
+from pbem.mail.sent_journal import SentJournal
 from pbem.store.models import InboxItem, OutboxItem, utcnow
 from tests.helpers.harness import Harness, Player, SinkHandler, body_of
 from tests.helpers.pipeline import Pipeline
@@ -98,6 +100,38 @@ def test_maildir_delivery(tmp_path: Path) -> None:
         messages = list(mailbox.Maildir(maildir))
         assert len(messages) == 1 and messages[0]["To"] == "carol@players.example"
         assert messages[0]["Auto-Submitted"] == "auto-replied"
+    finally:
+        pipe.close()
+
+
+def test_a_maildir_mail_is_on_the_disk_before_its_sent_mark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """mailbox.Maildir syncs the file in tmp/ but not its link into new/: a power cut after the mark could take the
+    mail back. The deliverer syncs new/ itself, before the mark."""
+    pipe = Pipeline(tmp_path)
+    try:
+        for number in range(2):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        maildir = tmp_path / "outbox"
+        deliverer = Deliverer(pipe.db, "", 25, str(maildir))
+        assert deliverer.journal is not None
+        events: list[str] = []
+        real_fsync, real_write = os.fsync, SentJournal.write
+
+        def noting_fsync(descriptor: int) -> None:
+            if os.readlink(f"/proc/self/fd/{descriptor}") == str(maildir / "new"):
+                events.append("new/ synced")
+            real_fsync(descriptor)
+
+        def noting_write(self: SentJournal, outbox_id: int, sent_at: datetime) -> int:
+            events.append("marked")
+            return real_write(self, outbox_id, sent_at)
+
+        monkeypatch.setattr(os, "fsync", noting_fsync)
+        monkeypatch.setattr(SentJournal, "write", noting_write)
+        assert deliverer.deliver_due() == 2
+        assert events == ["new/ synced", "marked"] * 2
+        assert len(list(mailbox.Maildir(maildir))) == 2
+        deliverer.close()
     finally:
         pipe.close()
 
