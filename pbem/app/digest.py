@@ -19,7 +19,7 @@ from pbem.app.game_mail import board_block, deadline_text, move_label, subject_o
 from pbem.app.game_pictures import html_source
 from pbem.app.game_state import active_game_of, engine_for
 from pbem.app.local_time import localise
-from pbem.app.settings import setting, white_bottom_for, zone_of
+from pbem.app.settings import wants_pictures, white_bottom_for, zone_of
 from pbem.engine.base import Seat
 from pbem.mail.compose import InlineImage, Outgoing
 from pbem.mail.html_part import digest_html
@@ -61,7 +61,7 @@ def digest_mail(ctx: Context, account: Account) -> Outgoing | None:
                                   .order_by(col(DigestItem.id))))
     games = ctx.session.exec(select(Game).where(active_game_of(account.id)).order_by(col(Game.id))).all()
     since = account.last_digest_at
-    pictures = setting(account, "pictures") == "on"
+    pictures = wants_pictures(account)
     budget = PICTURE_BUDGET
     sections: list[_Section] = []
     listed: set[int] = set()

@@ -109,7 +109,6 @@ def state_of(game: Game) -> Any:
         return hit[2]  # the dict it was loaded from, or stored as: the JSON need not be written to compare
     stored = json.dumps(game.state, sort_keys=True)
     if hit is not None and hit[0] is engine and hit[1] == stored:
-        cache_of.move_to_end(game.id)
         _keep(cache_of, game.id, (engine, stored, hit[2], game.state))  # the next reader of this dict: no JSON
         return hit[2]
     state = engine.load(game.state)

@@ -185,7 +185,7 @@ def for_reader(mail: Outgoing, reader: Account | None, now: datetime) -> None:
     zone = zone_of(reader)
     mail.body = localise(mail.body, zone, now, keep=mail.own_words)
     source = mail.html_source
-    if setting(reader, "pictures") == "off":
+    if not wants_pictures(reader):
         mail.html_source = None  # the plain text alone: its diagram is the board
         mail.attachments = tuple(item for item in mail.attachments if item.maintype != "image")
     elif source is not None and source.clock:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import mailbox
-import os
 import re
 import secrets
 import smtplib
@@ -27,6 +26,7 @@ from pbem.mail.later_pictures import finished
 from pbem.mail.sent_journal import SentJournal
 from pbem.metrics import OUTBOX_RETRIED, OUTBOX_SENT
 from pbem.store.db import Database
+from pbem.store.durable import sync_folder
 from pbem.store.models import OutboxItem, utcnow
 from pbem.store.vocabulary import OutboxStatus
 
@@ -127,15 +127,6 @@ class _RelayConnection(smtplib.SMTP):
             self.close()
         else:
             self._rset()  # type: ignore[attr-defined]
-
-
-def _sync_folder(folder: Path) -> None:
-    """Put ``folder``'s entries (a file's name in it) on the disk."""
-    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def dot_stuffed(raw: bytes) -> bytes:
@@ -262,7 +253,7 @@ class Deliverer:
     def _run_lane(self, lane: int, items: list[OutboxItem], drawn: dict[int | None, Future[bytes]]) -> int:
         """Send ``items`` in order on connection ``lane``; how many were sent."""
         sent = 0
-        unsynced = 0  # this connection's last mark in the journal, until it is known to be on the disk
+        unsynced = 0  # this connection's last mark in the journal (0: none), waited for before its next dot
         for index, item in enumerate(items):
             ahead = drawn.get(item.id)
             try:
@@ -275,7 +266,7 @@ class Deliverer:
             # The mark before is synced while this mail's envelope and content went out; it must be on the
             # disk before this mail's final dot: a power cut re-sends at most one mail a connection.
             try:
-                unsynced = self._wait_synced(unsynced)
+                self._wait_synced(unsynced)
             except OSError:
                 self._drop(lane)  # the relay discards this mail, its final dot never sent; the round fails
                 raise
@@ -297,11 +288,10 @@ class Deliverer:
         self._wait_synced(unsynced)
         return sent
 
-    def _wait_synced(self, line: int) -> int:
-        """Wait until the journal's line ``line`` is on the disk (0: nothing to wait for); 0."""
+    def _wait_synced(self, line: int) -> None:
+        """Wait until the journal's line ``line`` is on the disk (0: nothing to wait for; a synced line: no wait)."""
         if line and self.journal is not None:
             self.journal.wait_synced(line)
-        return 0
 
     def _failed(self, lane: int, item: OutboxItem, error: BaseException, rest: list[OutboxItem]) -> bool:
         """Count ``item``'s failed attempt; True when the relay is down (``rest`` then retries with it)."""
@@ -351,7 +341,7 @@ class Deliverer:
             for sub in ("tmp", "new", "cur"):
                 (self.maildir / sub).mkdir(parents=True, exist_ok=True)
             key = mailbox.Maildir(self.maildir, create=False).add(raw)  # the file synced in tmp/, linked into new/
-            _sync_folder(self.maildir / "new")  # the link on the disk before the mark: else a power cut takes it back
+            sync_folder(self.maildir / "new")  # the link on the disk before the mark: else a power cut takes it back
             return 0, key.encode()
         return self._connections[lane].end_mail()
 

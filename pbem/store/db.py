@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from pbem.store import models, schema
+from pbem.store.durable import sync_folder
 from pbem.store.prepared import Prepared, hold_connection
 
 __all__ = ["Database", "GameClaims", "Leadership"]
@@ -395,11 +396,7 @@ class Database:
         finally:
             os.close(descriptor)
         if inode != self._wal_inode:
-            folder = os.open(self.sqlite_file.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-            try:
-                os.fsync(folder)
-            finally:
-                os.close(folder)
+            sync_folder(self.sqlite_file.parent)
             self._wal_inode = inode
 
     @contextmanager
