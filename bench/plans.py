@@ -144,7 +144,8 @@ def run_phases(pbem: Pbem, catcher: Catcher, games: list[ActiveGame], workdir: P
         catcher.during(f"listener: store ({phase})",
                        lambda r=raw, s=sender, t=to: store_inbound(pbem.db, r, s, [t], pbem.addresses.domain))
         catcher.during(f"worker: {phase}", lambda: pbem.worker.process_next(16))
-    deliverer = Deliverer(pbem.db, "", 0, str(workdir / "maildir"))
+    # Rounds of one mail: a full round also reads the next round's picture mails, to draw them while it sends.
+    deliverer = Deliverer(pbem.db, "", 0, str(workdir / "maildir"), batch=1)
     catcher.during("delivery", deliverer.deliver_due)
     catcher.during("delivery", deliverer.next_due_in)
     catcher.during("computer loop", ComputerPlayer(pbem.db, pbem.services).due)

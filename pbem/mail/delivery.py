@@ -21,6 +21,7 @@ from sqlalchemy import Integer, bindparam
 from sqlmodel import col, select, update
 
 from pbem.mail.compose import plain_address
+from pbem.mail.drawings import Drawings
 from pbem.mail.inbound.headers import PLAIN_ADDRESS
 from pbem.mail.later_pictures import finished
 from pbem.mail.sent_journal import SentJournal
@@ -57,6 +58,12 @@ _SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
 _DUE = (select(OutboxItem).where(col(OutboxItem.status) == OutboxStatus.PENDING,
                                  col(OutboxItem.next_attempt_at) <= bindparam("now"))
         .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
+#: The picture mails due after a round's last (``after``), which the next round will claim: drawn while it sends.
+_DUE_AFTER = (select(OutboxItem.id, OutboxItem.raw, OutboxItem.pictures)
+              .where(col(OutboxItem.status) == OutboxStatus.PENDING,
+                     col(OutboxItem.next_attempt_at) <= bindparam("now"),
+                     col(OutboxItem.id) > bindparam("after"), col(OutboxItem.pictures) != "")
+              .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
 #: When the earliest pending mail is due; built once, since every delivery round asks.
 _NEXT_DUE = (select(OutboxItem.next_attempt_at).where(col(OutboxItem.status) == OutboxStatus.PENDING)
              .order_by(col(OutboxItem.next_attempt_at)).limit(1))
@@ -152,9 +159,9 @@ class Deliverer:
         self._lane_pool: ThreadPoolExecutor | None = None
         self._one_at_a_time = threading.Lock()  # from a mail's final dot to its mark (see _run_lane)
         # Draws the pictures of a round's mails (pbem.mail.later_pictures) while this thread waits for the
-        # relay's answers: drawing one after the other with the sending made the deliverer the server's bound.
-        self._drawer: ThreadPoolExecutor | None = None
-        self._finish = finish
+        # relay's answers, and the next round's: drawing one after the other with the sending made the
+        # deliverer the server's bound.
+        self._drawings = Drawings(finish, most_held=2 * batch)
         # SQLite in a file: sent marks go to a journal beside it first (see SentJournal); else to the outbox.
         self.journal = SentJournal(Path(f"{db.sqlite_file}.sent")) if db.sqlite_file is not None else None
 
@@ -223,12 +230,11 @@ class Deliverer:
         # The worker commits without waiting for the disk (Database.transaction): what these mails
         # report must be on disk before they leave, or a power cut could take back a move already told.
         self.db.sync_to_disk()
-        if self._drawer is None and any(item.pictures for item in items):
-            self._drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbem-draw")
-        drawn = {item.id: self._drawer.submit(self._finish, item.raw, item.pictures)
-                 for item in items if self._drawer is not None and item.pictures}
+        lanes = self._lanes(items)
+        drawn = self._drawings.for_round(lanes)
+        if len(items) == self.batch:  # more are waiting: the next round's pictures are drawn while this one sends
+            self._draw_ahead(items[-1].id)
         try:
-            lanes = self._lanes(items)
             if len(lanes) == 1 or not self._reachable():  # the relay down: lane 0 finds it, and the round stops
                 return self._run_lane(0, items, drawn)
             if self._lane_pool is None:
@@ -237,8 +243,12 @@ class Deliverer:
             wait(running)  # every lane done before one's error is raised: none outlives its round
             return sum(lane.result() for lane in running)
         finally:
-            for future in drawn.values():
-                future.cancel()  # a round cut short: its mails are drawn again when they are sent
+            self._drawings.done_with(drawn)
+
+    def _draw_ahead(self, after: int | None) -> None:
+        with self.db.read() as session:
+            rows = session.exec(_DUE_AFTER, params={"now": utcnow(), "after": after, "batch": self.batch}).all()
+        self._drawings.ahead((number, raw, pictures) for number, raw, pictures in rows if number is not None)
 
     def _lanes(self, items: list[OutboxItem]) -> list[list[OutboxItem]]:
         """The round's mails by relay connection: one recipient's mails on one connection, in their order."""
@@ -250,12 +260,12 @@ class Deliverer:
                              []).append(item)
         return [lanes[number] for number in sorted(lanes)]
 
-    def _run_lane(self, lane: int, items: list[OutboxItem], drawn: dict[int | None, Future[bytes]]) -> int:
+    def _run_lane(self, lane: int, items: list[OutboxItem], drawn: dict[int, Future[bytes]]) -> int:
         """Send ``items`` in order on connection ``lane``; how many were sent."""
         sent = 0
         unsynced = 0  # this connection's last mark in the journal (0: none), waited for before its next dot
         for index, item in enumerate(items):
-            ahead = drawn.get(item.id)
+            ahead = drawn.get(item.id) if item.id is not None else None
             try:
                 raw = ahead.result() if ahead is not None else item.raw
                 recipient = self._begin(lane, item, raw)
@@ -361,9 +371,7 @@ class Deliverer:
 
     def close(self) -> None:
         self._close()
-        if self._drawer is not None:
-            self._drawer.shutdown(wait=False, cancel_futures=True)
-            self._drawer = None
+        self._drawings.close()
         if self._lane_pool is not None:
             self._lane_pool.shutdown(wait=False, cancel_futures=True)
             self._lane_pool = None
