@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+import email.parser
 import importlib.util
 import json
 import random
@@ -11,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from email.message import EmailMessage
+from email.policy import compat32
 from email.policy import default as default_policy
 from pathlib import Path
 from typing import Any
@@ -262,8 +264,8 @@ def _random_mail(rng: random.Random) -> bytes:
 
 
 def test_e2e_reads_a_mails_text_as_the_email_package_does(tmp_path: Path) -> None:
-    """bench/e2e.py finds a mail's text part by its boundaries alone: the same text as get_body's, on pbem's
-    own game mails and on random shapes."""
+    """bench/e2e.py finds a mail's text part by its boundaries alone and reads its head alone: the same text as
+    get_body's and the same header fields, on pbem's own game mails and on random shapes."""
     e2e = _bench_module("e2e")
     rng = random.Random()
     mails = _game_mails(tmp_path) + [_random_mail(rng) for _ in range(200)]
@@ -274,6 +276,8 @@ def test_e2e_reads_a_mails_text_as_the_email_package_does(tmp_path: Path) -> Non
         part = message.get_body(preferencelist=("plain",))
         expected = str(part.get_content()).replace("\r\n", "\n") if part is not None else ""
         assert e2e.plain_text(raw) == expected, raw[:2000]
+        whole = email.parser.BytesHeaderParser(policy=compat32).parsebytes(raw)  # the whole mail given
+        assert e2e.Mail(raw, 0.0).headers.items() == whole.items(), raw[:2000]
 
 
 def test_e2e_seeks_the_maximum_while_moves_per_second_rise() -> None:
