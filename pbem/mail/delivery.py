@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Integer, bindparam
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select, update
 
 from pbem.mail.compose import plain_address
@@ -232,22 +233,35 @@ class Deliverer:
         self.db.sync_to_disk()
         lanes = self._lanes(items)
         drawn = self._drawings.for_round(lanes)
-        if len(items) == self.batch:  # more are waiting: the next round's pictures are drawn while this one sends
-            self._draw_ahead(items[-1].id)
         try:
             if len(lanes) == 1 or not self._reachable():  # the relay down: lane 0 finds it, and the round stops
+                self._draw_ahead(items)
                 return self._run_lane(0, items, drawn)
             if self._lane_pool is None:
                 self._lane_pool = ThreadPoolExecutor(max_workers=RELAY_CONNECTIONS, thread_name_prefix="pbem-relay")
             running = [self._lane_pool.submit(self._run_lane, number, lane, drawn) for number, lane in enumerate(lanes)]
-            wait(running)  # every lane done before one's error is raised: none outlives its round
+            try:
+                self._draw_ahead(items)  # while the lanes send
+            finally:
+                wait(running)  # every lane done before one's error is raised: none outlives its round
             return sum(lane.result() for lane in running)
         finally:
             self._drawings.done_with(drawn)
 
-    def _draw_ahead(self, after: int | None) -> None:
-        with self.db.read() as session:
-            rows = session.exec(_DUE_AFTER, params={"now": utcnow(), "after": after, "batch": self.batch}).all()
+    def _draw_ahead(self, items: list[OutboxItem]) -> None:
+        """After a full round (more mails are waiting), have the next round's pictures drawn while this one sends.
+
+        On PostgreSQL another instance may claim some of them first: their drawing is wasted, nothing else.
+        """
+        if len(items) < self.batch:
+            return
+        try:
+            with self.db.read() as session:
+                rows = session.exec(_DUE_AFTER, params={"now": utcnow(), "after": items[-1].id,
+                                                        "batch": self.batch}).all()
+        except (SQLAlchemyError, OSError) as error:  # a help, not a step of delivery: the round goes on
+            log.warning("the next round's pictures are drawn when it is claimed, not now: %s", error)
+            return
         self._drawings.ahead((number, raw, pictures) for number, raw, pictures in rows if number is not None)
 
     def _lanes(self, items: list[OutboxItem]) -> list[list[OutboxItem]]:

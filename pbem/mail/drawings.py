@@ -26,8 +26,8 @@ class Drawings:
     """
 
     def __init__(self, finish: Finish, most_held: int) -> None:
-        """``most_held``: the most mails held at once, the sending round's and those drawn ahead (two rounds'
-        worth: a finished mail is some 40 KB)."""
+        """``most_held``: no mail is drawn ahead once this many are held (a finished mail is some 40 KB); a
+        round's own mails are always asked for, so at most ``most_held`` and a round's are held."""
         self._finish = finish
         self._most_held = most_held
         self._drawer: ThreadPoolExecutor | None = None

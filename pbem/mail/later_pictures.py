@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 from typing import Any
 
 from PIL import Image
@@ -26,14 +27,25 @@ __all__ = ["blank_png", "draw_entry", "finished"]
 
 log = logging.getLogger(__name__)
 
+#: A picture's marker line as pbem.mail.compose writes it: the mail's boundary stem, ".picture." and a number.
+_MARKER_LINE = re.compile(rb"^=_[0-9a-f]{24}\.picture\.[0-9]+\r\n", re.MULTILINE)
+
 
 def finished(raw: bytes, pictures: str) -> bytes:
     """``raw`` (an outbox row's bytes) with each picture ``pictures`` names drawn in place of its marker line
     (pbem serve does this in a process of its own: pbem.picture_process)."""
     if not pictures:
         return raw
-    for entry in json.loads(pictures):
-        marker = f"{entry['marker']}\r\n".encode("ascii")
+    try:
+        entries = json.loads(pictures)
+        markers = [f"{entry['marker']}\r\n".encode("ascii") for entry in entries]
+    except (ValueError, TypeError, KeyError) as error:
+        # Only a damaged row reads so: its mail still goes, its text whole and each picture blank, rather than
+        # hold back every mail queued behind it. The marker lines are found by their form (compose's).
+        log.error("an outbox row's pictures cannot be read (%r); its mail goes with blank ones", error)
+        blank = base64_lines(blank_png()).encode("ascii")
+        return _MARKER_LINE.sub(lambda _: blank, raw)
+    for entry, marker in zip(entries, markers, strict=True):
         raw = raw.replace(marker, base64_lines(draw_entry(entry)).encode("ascii"), 1)
     return raw
 

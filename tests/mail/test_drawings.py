@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import email
+import logging
 import mailbox
 import threading
 import time
 from pathlib import Path
 
+import pytest
+from aiosmtpd.controller import Controller
+from sqlalchemy import text
+
+import pbem.mail.delivery
 from pbem.engine.base import Seat
 from pbem.engine.board_view import BoardView
 from pbem.mail.compose import InlineImage, Outgoing, compose
@@ -17,6 +24,9 @@ from pbem.pictures.render import render_png
 from pbem.store.models import OutboxItem, utcnow
 from pbem.variants import get_variant
 from tests.helpers.pipeline import Pipeline
+from tests.helpers.serving import free_port
+
+from .test_delivery import RawSink
 
 
 class Recorder:
@@ -59,6 +69,9 @@ def test_a_mail_drawn_ahead_is_not_drawn_again_and_one_passed_over_is_forgotten(
     drawings = Drawings(recorder, most_held=100)
     try:
         drawings.ahead([(7, b"mail 7", "[]"), (8, b"mail 8", "[]"), (9, b"mail 9", "")])
+        deadline = time.monotonic() + 10  # both drawn before the round: what follows does not hang on timing
+        while len(recorder.drawn) < 2 and time.monotonic() < deadline:
+            time.sleep(0.001)
         first = drawings.for_round([[_item(8)], [_item(10)]])
         assert first[8].result(10) == b"mail 8+drawn" and first[10].result(10) == b"mail 10+drawn"
         # 8 was drawn ahead; 7, before it, was not claimed (retried later, say): forgotten, drawn when claimed.
@@ -97,7 +110,8 @@ def _picture_mail(number: int, board: BoardView) -> OutboxItem:
                       pictures=composed.pictures, next_attempt_at=utcnow(), created_at=utcnow())
 
 
-def test_the_next_rounds_pictures_are_drawn_while_a_round_sends(tmp_path: Path) -> None:
+@pytest.mark.parametrize("through", ["maildir", "relay"])
+def test_the_next_rounds_pictures_are_drawn_while_a_round_sends(tmp_path: Path, through: str) -> None:
     variant = get_variant("hyperspace")
     board = variant.view(variant.setup(), Seat.WHITE).board
     assert board is not None
@@ -108,7 +122,11 @@ def test_the_next_rounds_pictures_are_drawn_while_a_round_sends(tmp_path: Path) 
         return finished(raw, pictures)
 
     pipe = Pipeline(tmp_path)
-    deliverer = Deliverer(pipe.db, "", 25, str(tmp_path / "outbox"), batch=3, finish=counted)
+    sink = RawSink()
+    relay = Controller(sink, hostname="127.0.0.1", port=free_port())
+    relay.start()
+    host = "127.0.0.1" if through == "relay" else ""  # several recipients: several lanes, on a relay
+    deliverer = Deliverer(pipe.db, host, relay.port, str(tmp_path / "outbox"), batch=3, finish=counted)
     try:
         with pipe.db.transaction() as session:
             for number in range(7):
@@ -122,12 +140,37 @@ def test_the_next_rounds_pictures_are_drawn_while_a_round_sends(tmp_path: Path) 
         assert deliverer.deliver_due() == 3
         assert deliverer.deliver_due() == 1
         assert len(calls) == 7 and len(set(calls)) == 7  # each mail drawn once, the ahead ones not again
-        delivered = list(mailbox.Maildir(tmp_path / "outbox"))
+        delivered = sink.raw if through == "relay" else [bytes(mail) for mail in mailbox.Maildir(tmp_path / "outbox")]
         assert len(delivered) == 7
-        for message in delivered:
+        for raw in delivered:
+            message = email.message_from_bytes(raw)
             pictures = [part.get_payload(decode=True) for part in message.walk()
                         if part.get_content_type() == "image/png"]
             assert pictures == [render_png(board)]
+    finally:
+        deliverer.close()
+        relay.stop()
+        pipe.close()
+
+
+def test_a_failed_read_of_the_next_round_does_not_stop_this_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """Drawing ahead is a help: when its read fails (here a statement SQLite refuses), the round still sends."""
+    monkeypatch.setattr(pbem.mail.delivery, "_DUE_AFTER", text("SELECT id, raw, pictures FROM no_such_table"))
+    variant = get_variant("hyperspace")
+    board = variant.view(variant.setup(), Seat.WHITE).board
+    assert board is not None
+    pipe = Pipeline(tmp_path)
+    deliverer = Deliverer(pipe.db, "", 25, str(tmp_path / "outbox"), batch=2)
+    try:
+        with pipe.db.transaction() as session:
+            for number in range(3):
+                session.add(_picture_mail(number, board))
+        with caplog.at_level(logging.WARNING, logger="pbem.mail.delivery"):
+            assert deliverer.deliver_due() == 2
+            assert deliverer.deliver_due() == 1
+        assert "drawn when it is claimed" in caplog.text
+        assert len(list(mailbox.Maildir(tmp_path / "outbox"))) == 3
     finally:
         deliverer.close()
         pipe.close()

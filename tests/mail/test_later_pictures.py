@@ -5,6 +5,7 @@ from __future__ import annotations
 import email
 import json
 import logging
+import mailbox
 import random
 from datetime import timedelta
 from email.message import EmailMessage
@@ -19,7 +20,7 @@ from pbem.engine.base import Audience, Seat
 from pbem.engine.board_view import BoardView, board_from_data, board_to_data
 from pbem.mail.compose import InlineImage, Outgoing, compose
 from pbem.mail.delivery import Deliverer
-from pbem.mail.later_pictures import finished
+from pbem.mail.later_pictures import blank_png, finished
 from pbem.pictures.render import render_png
 from pbem.store.models import OutboxItem, utcnow
 from pbem.store.retention import purge_old_mail
@@ -109,6 +110,33 @@ def test_a_board_that_cannot_be_drawn_leaves_a_blank_picture_and_the_mail_goes(
     assert _image_of(drawn).startswith(b"\x89PNG")
     assert "could not be drawn" in caplog.text
     assert body_of(email.message_from_bytes(drawn, policy=default_policy)) == "Your move.\n"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("damage", ["{not json", "[[]]", '{"marker": 1}', '[{"board": {}}]', "[1]",
+                                    '[{"marker": "\u00e9"}]'])
+def test_pictures_that_cannot_be_read_leave_blank_ones_and_the_mail_goes(
+        tmp_path: Path, rng: random.Random, caplog: pytest.LogCaptureFixture, damage: str) -> None:
+    """A damaged row's pictures must not hold its mail back, nor every mail queued behind it."""
+    _, board = rng.choice(_random_views(rng, 10))
+    later = compose(_mail(board), "pbem@pbem.example", "pbem", "pbem.example")
+    pipe = Pipeline(tmp_path)
+    deliverer = Deliverer(pipe.db, "", 25, str(tmp_path / "outbox"))
+    try:
+        with pipe.db.transaction() as session:
+            session.add(OutboxItem(recipient="bob@players.example", message_id=later.message_id, raw=later.raw,
+                                   pictures=damage, next_attempt_at=utcnow(), created_at=utcnow()))
+        with caplog.at_level(logging.ERROR, logger="pbem.mail.later_pictures"):
+            assert deliverer.deliver_due() == 1
+        with pipe.db.read() as session:
+            assert session.exec(select(OutboxItem.status)).one() == "sent"
+        [message] = list(mailbox.Maildir(tmp_path / "outbox"))
+        drawn = message.as_bytes()
+        assert "cannot be read" in caplog.text
+        assert _image_of(drawn) == blank_png()
+        assert body_of(email.message_from_bytes(drawn, policy=default_policy)) == "Your move.\n"  # type: ignore[arg-type]
+    finally:
+        deliverer.close()
+        pipe.close()
 
 
 @pytest.mark.parametrize("variant", sorted(FIRST_MOVES))
