@@ -84,10 +84,7 @@ class Mail:
     # shares the machine with the servers, and email.policy.default cost 2 ms of it per game mail.
     @cached_property
     def headers(self) -> Message:
-        # The head alone: given a whole game mail, the header parser still splits its 500 lines of picture into
-        # a payload nobody reads (a fifth of the bench's own CPU at pbem's maximum).
-        split = _HEAD_END.search(self.raw)
-        return _HEADER_PARSER.parsebytes(self.raw[:split.start()] + b"\r\n\r\n" if split else self.raw)
+        return head_and_body(self.raw)[0]
 
     @cached_property
     def body(self) -> str:
@@ -105,9 +102,7 @@ def plain_text(raw: bytes) -> str:
     parsing every part: a game mail's picture and HTML part are nine tenths of its bytes, and the bench's
     reading them took CPU from the servers it measures on the same cores (tests/test_bench.py compares
     the two readings)."""
-    split = _HEAD_END.search(raw)
-    head, payload = (raw[:split.start()], raw[split.end():]) if split else (raw, b"")
-    headers = _HEADER_PARSER.parsebytes(head + b"\r\n\r\n")
+    headers, payload = head_and_body(raw)
     if headers.get_content_maintype() == "multipart":
         boundary = headers.get_boundary()
         if not boundary:
@@ -126,6 +121,15 @@ def plain_text(raw: bytes) -> str:
         payload = base64.b64decode(payload)
     charset = headers.get_content_charset() or "utf-8"
     return payload.decode(charset, "replace").replace("\r\n", "\n")
+
+
+def head_and_body(raw: bytes) -> tuple[Message, bytes]:
+    """A mail's header fields, parsed from its head alone, and the bytes after the blank line: given a whole game
+    mail, the header parser splits its 500 lines of picture into a payload nobody reads (a fifth of the bench's
+    own CPU at pbem's maximum)."""
+    split = _HEAD_END.search(raw)
+    head, payload = (raw[:split.start()], raw[split.end():]) if split else (raw, b"")
+    return _HEADER_PARSER.parsebytes(head + b"\r\n\r\n"), payload
 
 
 def _mime_parts(payload: bytes, boundary: bytes) -> list[bytes]:

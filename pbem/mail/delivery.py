@@ -56,14 +56,11 @@ _PLAIN_PATH = re.compile(PLAIN_ADDRESS)
 #: What a failed sending raises: the relay's refusals and the network's errors (counted; retried unless permanent).
 _SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
 #: The pending mails due at ``now``, oldest first, at most ``batch``; built once, since every round asks.
-_DUE = (select(OutboxItem).where(col(OutboxItem.status) == OutboxStatus.PENDING,
-                                 col(OutboxItem.next_attempt_at) <= bindparam("now"))
-        .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
+_PENDING_DUE = (col(OutboxItem.status) == OutboxStatus.PENDING, col(OutboxItem.next_attempt_at) <= bindparam("now"))
+_DUE = select(OutboxItem).where(*_PENDING_DUE).order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer))
 #: The picture mails due after a round's last (``after``), which the next round will claim: drawn while it sends.
 _DUE_AFTER = (select(OutboxItem.id, OutboxItem.raw, OutboxItem.pictures)
-              .where(col(OutboxItem.status) == OutboxStatus.PENDING,
-                     col(OutboxItem.next_attempt_at) <= bindparam("now"),
-                     col(OutboxItem.id) > bindparam("after"), col(OutboxItem.pictures) != "")
+              .where(*_PENDING_DUE, col(OutboxItem.id) > bindparam("after"), col(OutboxItem.pictures) != "")
               .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
 #: When the earliest pending mail is due; built once, since every delivery round asks.
 _NEXT_DUE = (select(OutboxItem.next_attempt_at).where(col(OutboxItem.status) == OutboxStatus.PENDING)
