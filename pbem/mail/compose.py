@@ -20,7 +20,8 @@ from html import escape
 from pbem.engine.board_view import BoardView, board_to_data
 from pbem.store.vocabulary import OutboxKind
 
-__all__ = ["Attachment", "Composed", "HtmlSource", "InlineImage", "Outgoing", "SecretLeakError", "base64_lines",
+__all__ = ["Attachment", "Composed", "HtmlSource", "InlineImage", "Outgoing", "SecretLeakError", "base64_line_bytes",
+           "base64_lines",
            "compose", "message_ids", "new_message_id", "plain_address", "scan_for_secrets"]
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -259,8 +260,16 @@ def _multipart(subtype: str, boundary: str, parts: list[_Part]) -> _Part:
 def base64_lines(data: bytes) -> str:
     """``data`` in base64.encodebytes' lines of 76 characters, but CRLF-ended at once (a picture's 500 lines in
     one pass)."""
-    encoded = binascii.b2a_base64(data, newline=False).decode("ascii")
-    return "".join(f"{encoded[start:start + 76]}\r\n" for start in range(0, len(encoded), 76))
+    return base64_line_bytes(data).decode("ascii")
+
+
+def base64_line_bytes(data: bytes) -> bytes:
+    """:func:`base64_lines` as bytes, as a queued mail's picture goes in (pbem.mail.later_pictures): slicing the
+    bytes and joining them once took two thirds of the time of formatting each line as a string."""
+    encoded = binascii.b2a_base64(data, newline=False)
+    if not encoded:
+        return b""
+    return b"\r\n".join([encoded[start:start + 76] for start in range(0, len(encoded), 76)]) + b"\r\n"
 
 
 def _base64_part(content_type: str, lines: str, more: list[tuple[str, str]]) -> _Part:

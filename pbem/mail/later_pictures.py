@@ -20,7 +20,7 @@ from typing import Any
 from PIL import Image
 
 from pbem.engine.board_view import board_from_data
-from pbem.mail.compose import base64_lines
+from pbem.mail.compose import base64_line_bytes
 from pbem.pictures.render import render_png
 
 __all__ = ["blank_png", "draw_entry", "finished"]
@@ -43,10 +43,10 @@ def finished(raw: bytes, pictures: str) -> bytes:
         # Only a damaged row reads so: its mail still goes, its text whole and each picture blank, rather than
         # hold back every mail queued behind it. The marker lines are found by their form (compose's).
         log.error("an outbox row's pictures cannot be read (%r); its mail goes with blank ones", error)
-        blank = base64_lines(blank_png()).encode("ascii")
+        blank = base64_line_bytes(blank_png())
         return _MARKER_LINE.sub(lambda _: blank, raw)
     for entry, marker in zip(entries, markers, strict=True):
-        raw = raw.replace(marker, base64_lines(draw_entry(entry)).encode("ascii"), 1)
+        raw = raw.replace(marker, base64_line_bytes(draw_entry(entry)), 1)
     return raw
 
 

@@ -68,13 +68,24 @@ class BandedPngEncoder:
             raise ValueError(f"a palette image is needed, not mode {image.mode}")
         width, height = image.size
         raw = image.tobytes()
+        # Each row is preceded by its filter type: 0, none (palette indices do not predict each other).
+        rows = b"".join(b"\x00" + raw[start:start + width] for start in range(0, len(raw), width))
+        return self.encode_filtered(rows, width, height, palette)
+
+    def encode_filtered(self, rows: bytes, width: int, height: int, palette: Sequence[int]) -> bytes:
+        """A ``width`` x ``height`` palette picture as PNG bytes, from its ``rows`` of indices each already preceded
+        by its filter byte (0)."""
+        if len(rows) != (width + 1) * height:
+            raise ValueError(f"{len(rows)} bytes are not {height} rows of {width} pixels and a filter byte")
         segments: list[bytes] = [_ZLIB_HEADER]
         adler = 1  # the Adler-32 of nothing
         # One deflater for the picture's new bands: each band ends on a full flush, which forgets the band
         # before it, so a segment is the same whichever bands came first.
         deflater = zlib.compressobj(self._level, zlib.DEFLATED, -15, 8, self._strategy)
+        stride = width + 1
         for top in range(0, height, BAND_ROWS):
-            segment, band_adler, length = self._band(raw, width, top, min(top + BAND_ROWS, height), deflater)
+            segment, band_adler, length = self._band(rows[top * stride:min(top + BAND_ROWS, height) * stride],
+                                                     width, deflater)
             segments.append(segment)
             adler = adler32_combine(adler, band_adler, length)
         segments += (_FINAL_BLOCK, struct.pack(">I", adler))
@@ -82,19 +93,16 @@ class BandedPngEncoder:
         return b"".join((_SIGNATURE, _chunk(b"IHDR", header), _chunk(b"PLTE", bytes(palette)),
                          _chunk(b"IDAT", b"".join(segments)), _chunk(b"IEND", b"")))
 
-    def _band(self, raw: bytes, width: int, top: int, bottom: int, deflater: Any) -> tuple[bytes, int, int]:
-        pixels = raw[top * width:bottom * width]
-        # Python's 64-bit keyed hash of the pixels: with 4096 bands kept, a false match is one in 2 ** 52
+    def _band(self, rows: bytes, width: int, deflater: Any) -> tuple[bytes, int, int]:
+        # Python's 64-bit keyed hash of the rows: with 4096 bands kept, a false match is one in 2 ** 52
         # lookups, thousands of years of moves (a CRC beside it cost as much as a fifth of the whole encoding).
-        key = (width, len(pixels), hash(pixels))
+        key = (width, len(rows), hash(rows))
         with self._lock:
             found = self._bands.pop(key, None)
             if found is not None:
                 self._bands[key] = found  # now the most recent
                 self.hits += 1
                 return found
-        # Each row is preceded by its filter type: 0, none (palette indices do not predict each other).
-        rows = b"".join(b"\x00" + pixels[start:start + width] for start in range(0, len(pixels), width))
         made = (deflater.compress(rows) + deflater.flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
         with self._lock:
             self.misses += 1

@@ -16,7 +16,6 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlmodel import col, select
 
-from pbem.engine.base import Audience, Seat
 from pbem.engine.board_view import BoardView, board_from_data, board_to_data
 from pbem.mail.compose import InlineImage, Outgoing, compose
 from pbem.mail.delivery import Deliverer
@@ -24,11 +23,12 @@ from pbem.mail.later_pictures import blank_png, finished
 from pbem.pictures.render import render_png
 from pbem.store.models import OutboxItem, utcnow
 from pbem.store.retention import purge_old_mail
-from pbem.variants import all_variants, get_variant
+from pbem.variants import all_variants
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
 from tests.helpers.players import BOB, FIRST_MOVES, begin_game
 from tests.helpers.serving import free_port
+from tests.pictures.views import random_views
 
 from .test_delivery import RawSink
 
@@ -40,28 +40,8 @@ def rng() -> random.Random:
     return random.Random(seed)
 
 
-def _random_views(rng: random.Random, plies: int) -> list[tuple[str, BoardView]]:
-    """The boards of every variant after random legal moves, as each audience sees them."""
-    views = []
-    for variant_class in all_variants():
-        variant = get_variant(variant_class.key)
-        state = variant.setup()
-        for _ in range(rng.randrange(plies)):
-            if variant.outcome(state) is not None:
-                break
-            actions = list(variant.legal_actions(state))
-            if not actions:
-                break
-            state = variant.apply(state, rng.choice(actions)).state
-        for audience in (Audience.PUBLIC, Seat.WHITE, Seat.BLACK):
-            board = variant.view(state, audience).board
-            if board is not None:
-                views.append((variant_class.key, board))
-    return views
-
-
 def test_a_board_survives_its_json_form(rng: random.Random) -> None:
-    views = _random_views(rng, 40)
+    views = random_views(rng, 40)
     assert {name for name, _ in views} == {variant.key for variant in all_variants()}
     for name, board in views:
         again = board_from_data(json.loads(json.dumps(board_to_data(board))))
@@ -86,7 +66,7 @@ def _image_of(raw: bytes) -> bytes:
 
 
 def test_a_queued_picture_is_a_marker_until_it_is_drawn_in(rng: random.Random) -> None:
-    _, board = rng.choice(_random_views(rng, 30))
+    _, board = rng.choice(random_views(rng, 30))
     later = compose(_mail(board), "pbem@pbem.example", "pbem", "pbem.example")
     now = compose(_mail(None, render_png(board)), "pbem@pbem.example", "pbem", "pbem.example")
     assert later.pictures and not now.pictures
@@ -101,7 +81,7 @@ def test_a_queued_picture_is_a_marker_until_it_is_drawn_in(rng: random.Random) -
 
 def test_a_board_that_cannot_be_drawn_leaves_a_blank_picture_and_the_mail_goes(
         rng: random.Random, caplog: pytest.LogCaptureFixture) -> None:
-    _, board = rng.choice(_random_views(rng, 10))
+    _, board = rng.choice(random_views(rng, 10))
     later = compose(_mail(board), "pbem@pbem.example", "pbem", "pbem.example")
     broken = json.loads(later.pictures)
     broken[0]["board"]["panels"][0]["pieces"] = [[99, 99, "king", True]]  # outside its panel
@@ -117,7 +97,7 @@ def test_a_board_that_cannot_be_drawn_leaves_a_blank_picture_and_the_mail_goes(
 def test_pictures_that_cannot_be_read_leave_blank_ones_and_the_mail_goes(
         tmp_path: Path, rng: random.Random, caplog: pytest.LogCaptureFixture, damage: str) -> None:
     """A damaged row's pictures must not hold its mail back, nor every mail queued behind it."""
-    _, board = rng.choice(_random_views(rng, 10))
+    _, board = rng.choice(random_views(rng, 10))
     later = compose(_mail(board), "pbem@pbem.example", "pbem", "pbem.example")
     pipe = Pipeline(tmp_path)
     deliverer = Deliverer(pipe.db, "", 25, str(tmp_path / "outbox"))

@@ -12,9 +12,9 @@ from PIL import Image
 
 from pbem.pictures.colours import PALETTE
 from pbem.pictures.png import BAND_ROWS, BandedPngEncoder, adler32_combine
-from pbem.pictures.render import PNG_COMPRESS_LEVEL, PNG_STRATEGY, render_image
+from pbem.pictures.render import PNG_COMPRESS_LEVEL, PNG_STRATEGY, render_image, render_png
 
-from .views import chess, hyperspace, outer_space, voidrider
+from .views import chess, hyperspace, outer_space, random_views, voidrider
 
 FLAT = [channel for colour in PALETTE for channel in colour]
 
@@ -121,3 +121,16 @@ def test_board_pictures_match_pillows_own_encoding(view: object) -> None:
 def test_only_palette_pictures_are_taken() -> None:
     with pytest.raises(ValueError, match="palette"):
         BandedPngEncoder().encode(Image.new("RGB", (4, 4)), FLAT)
+
+
+def test_rows_given_with_their_filter_bytes_are_checked() -> None:
+    with pytest.raises(ValueError, match="filter byte"):
+        BandedPngEncoder().encode_filtered(b"\x00" * 8, 4, 2, FLAT)  # two rows of four and their filter bytes are ten
+
+
+def test_board_pictures_drawn_with_their_filter_column_are_the_drawn_image(rng: random.Random) -> None:
+    # draw_png draws one column to the right and encodes the canvas's bytes as they are: the PNG must still be
+    # exactly render_image's pixels, for every variant's boards as play leaves them.
+    for name, board in random_views(rng, 30):
+        for scale in (1, 2):
+            assert _decoded(render_png(board, scale)).tobytes() == render_image(board, scale).tobytes(), name

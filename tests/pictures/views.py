@@ -1,8 +1,12 @@
-"""Realistic board views of the five variants' shapes, built by hand (the variants make their own)."""
+"""Realistic board views of the five variants' shapes, built by hand, and the variants' own after random moves."""
 
 from __future__ import annotations
 
+import random
+
+from pbem.engine.base import Audience, Seat
 from pbem.engine.board_view import BoardView, Cell, Mark, Panel, Piece, PieceKind
+from pbem.variants import all_variants, get_variant
 
 FILES8 = tuple("abcdefgh")
 RANKS8 = tuple("87654321")
@@ -110,3 +114,25 @@ def hyperspace(notes: tuple[str, ...] = ("In hyperspace: white knight, white bis
 
 LAYOUTS = {"chess": chess, "space-chess": space_chess, "outer-space": outer_space, "tri-d": tri_d,
            "voidrider": voidrider, "hyperspace": hyperspace}
+
+
+def random_views(rng: random.Random, plies: int) -> list[tuple[str, BoardView]]:
+    """The boards of every variant after up to ``plies`` random legal moves, the last one highlighted, as each
+    audience sees them (variant key, board)."""
+    views = []
+    for variant_class in all_variants():
+        variant = get_variant(variant_class.key)
+        state, highlights = variant.setup(), ()
+        for _ in range(rng.randrange(plies)):
+            if variant.outcome(state) is not None:
+                break
+            actions = list(variant.legal_actions(state))
+            if not actions:
+                break
+            transition = variant.apply(state, rng.choice(actions))
+            state, highlights = transition.state, transition.highlights
+        for audience in (Audience.PUBLIC, Seat.WHITE, Seat.BLACK):
+            board = variant.view(state, audience, highlights).board
+            if board is not None:
+                views.append((variant_class.key, board))
+    return views
