@@ -42,7 +42,7 @@ from email.utils import format_datetime, make_msgid
 from functools import cached_property
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
@@ -641,6 +641,14 @@ def answering(message_id: str) -> Callable[[Mail], bool]:
 # -- games ------------------------------------------------------------------------------------------
 
 
+class Planned(NamedTuple):
+    """A move planned for a game: who plays it, its move number and its text."""
+
+    seat: str
+    number: int
+    text: str
+
+
 @dataclass
 class Game:
     """One game between two bench players, with the engine's view of it kept in step with pbem."""
@@ -660,6 +668,7 @@ class Game:
     traces: list[tuple[str, float, float, float]] = field(default_factory=list)
     moves: int = 0
     over: bool = False
+    script: list[Planned] = field(default_factory=list)  # the moves it will play (plan)
 
     def name(self) -> str:
         return f"game {self.index} (pbem #{self.number})"
@@ -693,9 +702,11 @@ def set_up(game: Game) -> None:
     game.state = game.engine.setup()
 
 
-def choose_move(game: Game) -> tuple[Any, str] | None:
-    """A random legal board move (phase-outs skipped: they need a secret), or None when the game is over."""
-    engine, state = game.engine, game.state
+def choose_move(game: Game, state: Any = None) -> tuple[Any, str] | None:
+    """A random legal board move in ``state`` (the game's start by default; phase-outs skipped: they need a
+    secret), or None when the game is over there."""
+    engine = game.engine
+    state = game.state if state is None else state
     if engine.outcome(state) is not None:
         return None
     moves = sorted(((engine.describe(state, action), action) for action in engine.legal_actions(state)),
@@ -707,16 +718,28 @@ def choose_move(game: Game) -> tuple[Any, str] | None:
     return action, text
 
 
+def plan(game: Game, plies: int) -> None:
+    """The game's moves, chosen and played in the engine before any phase: at pbem's maximum, choosing them
+    during the phase took a fifth of the bench's time a move, on the cores pbem runs on (the floor server's
+    clients send one fixed move)."""
+    state = game.state
+    game.script.clear()
+    for _ in range(plies):
+        choice = choose_move(game, state)
+        if choice is None:
+            break
+        action, text = choice
+        game.script.append(Planned(str(game.engine.to_act(state)), game.engine.move_number(state), text))
+        state = game.engine.apply(state, action).state
+
+
 def play_one(game: Game) -> bool:
-    """Play one move through pbem and record its latency; False when the game has ended."""
-    choice = choose_move(game)
-    if choice is None:
+    """Play the game's next planned move through pbem and record its latency; False when the game has ended."""
+    if game.moves >= len(game.script):
         game.over = True
         return False
-    action, text = choice
-    seat = str(game.engine.to_act(game.state))
+    seat, move_number, text = game.script[game.moves]
     mover, opponent = (game.white, game.black) if seat == "white" else (game.black, game.white)
-    move_number = game.engine.move_number(game.state)
     what = f"{game.name()}, move {move_number} ({seat} {text})"
     began = time.monotonic()
     message_id, sent = mover.reply(game.client, game.last[mover.handle], text, what)
@@ -729,7 +752,6 @@ def play_one(game: Game) -> bool:
     game.latencies.append(notice.arrived - sent)
     game.traces.append((message_id, began, sent, notice.arrived))
     game.last[mover.handle], game.last[opponent.handle] = answer, notice
-    game.state = game.engine.apply(game.state, action).state
     game.moves += 1
     if "The game is over" in notice.body:
         game.over = True
@@ -1028,6 +1050,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         all_games = pool + phase2
         started = time.monotonic()
         set_up_all(all_games)
+        for game in all_games:
+            plan(game, args.moves_per_game)
         say(f"set-up: {2 * len(all_games)} players registered, {len(all_games)} games started "
             f"in {time.monotonic() - started:.1f} s")
 

@@ -291,3 +291,25 @@ def test_e2e_seeks_the_maximum_while_moves_per_second_rise() -> None:
     assert not e2e.still_rising([{"rate": 100.0}, {"rate": 90.0}])
     steps = [{"games": 20, "rate": 150.0}, {"games": 40, "rate": 190.0}, {"games": 80, "rate": 185.0}]
     assert e2e.best(steps)["games"] == 40
+
+
+def test_e2e_plans_each_games_moves_before_the_phases() -> None:
+    """bench/e2e.py chooses a game's random moves and plays them in the engine at set-up: each planned move is
+    legal where the plan before it leaves the game, by the seat and move number it is sent as."""
+    from pbem.variants import get_variant
+
+    e2e = _bench_module("e2e")
+    seed = random.randrange(2**32)
+    for index in range(6):
+        engine = get_variant(e2e.VARIANT)
+        game = e2e.Game(index=index, white=None, black=None, client=None, engine=engine,
+                        rng=random.Random(seed + index))
+        game.state = engine.setup()
+        e2e.plan(game, 60)
+        assert 0 < len(game.script) <= 60
+        state = engine.setup()
+        for planned in game.script:
+            assert planned.seat == str(engine.to_act(state)) and planned.number == engine.move_number(state)
+            state = engine.apply(state, engine.parse_action(state, planned.text)).state
+        assert len(game.script) == 60 or e2e.choose_move(game, state) is None, seed  # over, or only phase-outs
+        assert game.state == engine.setup()  # the phases before pbem's still start from the beginning
