@@ -21,8 +21,7 @@ from pbem.engine.board_view import BoardView, board_to_data
 from pbem.store.vocabulary import OutboxKind
 
 __all__ = ["Attachment", "Composed", "HtmlSource", "InlineImage", "Outgoing", "SecretLeakError", "base64_line_bytes",
-           "base64_lines",
-           "compose", "message_ids", "new_message_id", "plain_address", "scan_for_secrets"]
+           "base64_lines", "compose", "message_ids", "new_message_id", "plain_address", "scan_for_secrets"]
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import email
 import random
 import re
@@ -28,6 +29,8 @@ from pbem.mail.compose import (
     _ids_header,
     _one_line,
     _text_header,
+    base64_line_bytes,
+    base64_lines,
     compose,
     message_ids,
     plain_address,
@@ -205,3 +208,12 @@ def test_only_well_formed_msg_ids_are_echoed(value: str, kept: list[str]) -> Non
     head = email.message_from_bytes(mail.raw.partition(b"\r\n\r\n")[0] + b"\r\n\r\n")
     assert head["In-Reply-To"] == (kept[0] if kept else None)
     assert (head["References"] or "").split() == kept
+
+
+def test_base64_lines_are_encodebytes_lines_ended_by_crlf() -> None:
+    rng = random.Random()
+    for length in (0, 1, 2, 3, 56, 57, 58, 114, 23_000, *(rng.randrange(40_000) for _ in range(50))):
+        data = rng.randbytes(length)
+        expected = base64.encodebytes(data).replace(b"\n", b"\r\n")
+        assert base64_line_bytes(data) == expected, length
+        assert base64_lines(data) == expected.decode("ascii"), length
