@@ -666,9 +666,10 @@ class Game:
     #: Per move: its Message-ID, when its SMTP submission began, when the 250 came, when the opponent's
     #: mail reached the sink (time.monotonic()); the log says what happened in between (latency_stages).
     traces: list[tuple[str, float, float, float]] = field(default_factory=list)
-    moves: int = 0
+    moves: int = 0  # in the current phase
     over: bool = False
     script: list[Planned] = field(default_factory=list)  # the moves it will play (plan)
+    played: int = 0  # of them, in every phase so far: a game may play in more than one (bench/scale.py)
 
     def name(self) -> str:
         return f"game {self.index} (pbem #{self.number})"
@@ -724,6 +725,7 @@ def plan(game: Game, plies: int) -> None:
     clients send one fixed move)."""
     state = game.state
     game.script.clear()
+    game.played = 0
     for _ in range(plies):
         choice = choose_move(game, state)
         if choice is None:
@@ -735,10 +737,10 @@ def plan(game: Game, plies: int) -> None:
 
 def play_one(game: Game) -> bool:
     """Play the game's next planned move through pbem and record its latency; False when the game has ended."""
-    if game.moves >= len(game.script):
+    if game.played >= len(game.script):
         game.over = True
         return False
-    seat, move_number, text = game.script[game.moves]
+    seat, move_number, text = game.script[game.played]
     mover, opponent = (game.white, game.black) if seat == "white" else (game.black, game.white)
     what = f"{game.name()}, move {move_number} ({seat} {text})"
     began = time.monotonic()
@@ -753,6 +755,7 @@ def play_one(game: Game) -> bool:
     game.traces.append((message_id, began, sent, notice.arrived))
     game.last[mover.handle], game.last[opponent.handle] = answer, notice
     game.moves += 1
+    game.played += 1
     if "The game is over" in notice.body:
         game.over = True
     return not game.over

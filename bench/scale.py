@@ -225,7 +225,8 @@ def opening(address: str, game: ActiveGame, handle: str) -> e2e.Mail:
 
 
 def latency_games(pbem: Pbem, games: list[ActiveGame], sink: e2e.Sink, server: e2e.ServerProcess,
-                  timeout: float, seed_value: int) -> list[e2e.Game]:
+                  timeout: float, seed_value: int, plies: int) -> list[e2e.Game]:
+    """The seeded active games as bench players play them, each with ``plies`` moves planned from its position."""
     found = []
     for index, game in enumerate(games):
         white = e2e.Player(game.white, sink, server.check, timeout)
@@ -236,6 +237,7 @@ def latency_games(pbem: Pbem, games: list[ActiveGame], sink: e2e.Sink, server: e
                           number=game.id)
         for player, seat, account in ((white, Seat.WHITE, game.white_id), (black, Seat.BLACK, game.black_id)):
             played.last[player.handle] = opening(pbem.addresses.seat(game.id, seat, account), game, player.handle)
+        e2e.plan(played, plies)
         found.append(played)
     return found
 
@@ -249,7 +251,8 @@ def serve(pbem: Pbem, workdir: Path, url: str, games: list[ActiveGame], args: ar
         rss_start = rss_mb(server.proc.pid)
         settle_s = settle(server.proc.pid)
         rss_idle = rss_mb(server.proc.pid)
-        played = latency_games(pbem, games, sink, server, args.timeout, args.seed)
+        # One warm-up move a game, then the measured ones.
+        played = latency_games(pbem, games, sink, server, args.timeout, args.seed, 1 + args.latency_moves)
         # One move per game first, not counted: the first mails of a fresh process compile templates, load
         # fonts and fill caches, which says nothing about the database's size.
         e2e.pbem_phase(played, 1, args.latency_seconds, rate=None)
