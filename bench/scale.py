@@ -251,7 +251,6 @@ def serve(pbem: Pbem, workdir: Path, url: str, games: list[ActiveGame], args: ar
         rss_start = rss_mb(server.proc.pid)
         settle_s = settle(server.proc.pid)
         rss_idle = rss_mb(server.proc.pid)
-        # One warm-up move a game, then the measured ones.
         played = latency_games(pbem, games, sink, server, args.timeout, args.seed, 1 + args.latency_moves)
         # One move per game first, not counted: the first mails of a fresh process compile templates, load
         # fonts and fill caches, which says nothing about the database's size.
