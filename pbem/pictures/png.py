@@ -18,7 +18,7 @@ from typing import Any
 
 from PIL import Image
 
-__all__ = ["BAND_ROWS", "BandedPngEncoder", "adler32_combine"]
+__all__ = ["BAND_ROWS", "BandedPngEncoder", "adler32_combine", "index_bytes"]
 
 #: Rows per band, measured over 300 pictures of 10 interleaved Hyperspace games (CPU a picture; Pillow's
 #: own encoding 0.99 to 1.03 ms): 16 rows 0.67 to 0.71 ms in the run, 1.19 to 1.24 ms with no band seen
@@ -39,6 +39,29 @@ def adler32_combine(first: int, second: int, second_length: int) -> int:
     a = (a1 + a2 - 1) % _ADLER_MOD
     b = (b1 + b2 + second_length * (a1 - 1)) % _ADLER_MOD
     return (b << 16) | a
+
+
+def index_bytes(image: Image.Image) -> bytes:
+    """A palette ("P") image's bytes, row after row: ``image.tobytes()`` in one piece.
+
+    Pillow's ``tobytes`` asks its raw encoder for 64 KB at a time, each piece a new buffer, and joins the
+    pieces: 0.23 ms for a 600 px board, a sixth of a picture's cost. Asked for the whole image at once, the
+    encoder makes one buffer (17 µs). Its encoder is not Pillow's public interface: if it ever answers
+    otherwise, ``tobytes`` it is.
+    """
+    if image.mode != "P":
+        raise ValueError(f"a palette image is needed, not mode {image.mode}")
+    size = image.width * image.height
+    try:
+        encoder = Image._getencoder("P", "raw", "P")
+        try:
+            encoder.setimage(image.im, (0, 0, image.width, image.height))
+            _, status, data = encoder.encode(size)
+        finally:
+            encoder.cleanup()
+    except (AttributeError, TypeError, ValueError, RuntimeError):
+        return image.tobytes()
+    return data if status == 1 and len(data) == size else image.tobytes()  # 1: the encoder's "done"
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -67,7 +90,7 @@ class BandedPngEncoder:
         if image.mode != "P":
             raise ValueError(f"a palette image is needed, not mode {image.mode}")
         width, height = image.size
-        raw = image.tobytes()
+        raw = index_bytes(image)
         # Each row is preceded by its filter type: 0, none (palette indices do not predict each other).
         rows = b"".join(b"\x00" + raw[start:start + width] for start in range(0, len(raw), width))
         return self.encode_filtered(rows, width, height, palette)

@@ -38,7 +38,7 @@ from .colours import (
 )
 from .figures import figure
 from .layout import WIDTH, cell_box, font, layout_of, legend_entries, picture_size
-from .png import BandedPngEncoder
+from .png import BandedPngEncoder, index_bytes
 
 __all__ = [
     "BACKGROUND", "BLACK_HOLE", "DARK", "HIGHLIGHT", "HIGHLIGHT_FROM", "HIGHLIGHT_TO", "KING_SQUARE_COLOUR",
@@ -197,7 +197,7 @@ def draw_png(view: BoardView, scale: int = 1) -> bytes:
     (its rows deflated only where no earlier picture had the same). Drawn one column to the right: that column,
     index 0, is each row's PNG filter byte (none), so the canvas's bytes are the rows as PNG deflates them."""
     canvas = _draw(view, scale, WIDTH, 1)
-    return PNG_ENCODER.encode_filtered(canvas.tobytes(), canvas.width - 1, canvas.height, _FLAT_PALETTE)
+    return PNG_ENCODER.encode_filtered(index_bytes(canvas), canvas.width - 1, canvas.height, _FLAT_PALETTE)
 
 
 @lru_cache(maxsize=64)

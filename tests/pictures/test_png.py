@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from pbem.pictures.colours import PALETTE
-from pbem.pictures.png import BAND_ROWS, BandedPngEncoder, adler32_combine
+from pbem.pictures.png import BAND_ROWS, BandedPngEncoder, adler32_combine, index_bytes
 from pbem.pictures.render import PNG_COMPRESS_LEVEL, PNG_STRATEGY, render_image, render_png
 
 from .views import chess, hyperspace, outer_space, random_views, voidrider
@@ -134,3 +134,38 @@ def test_board_pictures_drawn_with_their_filter_column_are_the_drawn_image(rng: 
     for name, board in random_views(rng, 30):
         for scale in (1, 2):
             assert _decoded(render_png(board, scale)).tobytes() == render_image(board, scale).tobytes(), name
+
+
+def test_index_bytes_are_pillows_tobytes(rng: random.Random) -> None:
+    sizes = [(1, 1), (1, 700), (700, 1), (601, 671), (1201, 1341)]
+    sizes += [(rng.randint(1, 900), rng.randint(1, 900)) for _ in range(20)]
+    for width, height in sizes:
+        image = _picture(rng, width, height)
+        assert index_bytes(image) == image.tobytes(), (width, height)
+
+
+def test_index_bytes_fall_back_to_tobytes_when_pillows_encoder_answers_otherwise(
+        rng: random.Random, monkeypatch: pytest.MonkeyPatch) -> None:
+    image = _picture(rng, 301, 97)
+    expected = image.tobytes()
+    fallbacks: list[Image.Image] = []
+    tobytes = Image.Image.tobytes
+
+    def gone(*args: object) -> object:
+        raise AttributeError("no such encoder")
+
+    def counted(self: Image.Image, *args: object) -> bytes:
+        fallbacks.append(self)
+        monkeypatch.setattr(Image, "_getencoder", real)  # tobytes itself asks for the encoder
+        return tobytes(self)
+
+    real = Image._getencoder
+    monkeypatch.setattr(Image, "_getencoder", gone)
+    monkeypatch.setattr(Image.Image, "tobytes", counted)
+    assert index_bytes(image) == expected
+    assert fallbacks == [image]
+
+
+def test_index_bytes_need_a_palette_image() -> None:
+    with pytest.raises(ValueError, match="mode RGB"):
+        index_bytes(Image.new("RGB", (4, 4)))
