@@ -4,7 +4,9 @@ against RELAY_CONNECTIONS, a crash still re-sending at most one mail (pbem.mail.
 The relay is an aiosmtpd server in a process of its own that waits ``--pause`` before each of its answers to
 MAIL, RCPT and the final dot (a round trip across a network); the mails are queued game-mail sized rows for
 ``--players`` recipients, delivered by pbem's Deliverer from a fresh SQLite file.
-Usage: python bench/relay_lanes.py [--mails 200] [--players 40] [--pause 0.02] [--json out.json]
+It also reports the deliverer's CPU a mail (its process's, every thread's, kernel time included); with
+``--pause 0 --batch 50`` that is delivery's own cost, the relay answering at once.
+Usage: python bench/relay_lanes.py [--mails 200] [--players 40] [--pause 0.02] [--batch N] [--json out.json]
 """
 
 from __future__ import annotations
@@ -58,8 +60,9 @@ def serve_relay(port: int, pause: float) -> None:
         time.sleep(3600)
 
 
-def deliver(connections: int, mails: int, players: int, port: int) -> float:
-    """Seconds to deliver ``mails`` queued mails on ``connections`` relay connections."""
+def deliver(connections: int, mails: int, players: int, port: int, batch: int) -> tuple[float, float]:
+    """Seconds to deliver ``mails`` queued mails on ``connections`` relay connections, ``batch`` a round, and the
+    CPU seconds this process spent on it."""
     delivery.RELAY_CONNECTIONS = connections
     body = b"Subject: game mail\r\n\r\n" + (b"x" * 76 + b"\r\n") * 500  # about a game mail with its picture
     with tempfile.TemporaryDirectory(prefix="pbem-relay-lanes-") as workdir:
@@ -70,19 +73,19 @@ def deliver(connections: int, mails: int, players: int, port: int) -> float:
                     session.add(OutboxItem(recipient=f"p{number % players}@players.example",
                                            message_id=f"<{number}@bench>", raw=body, next_attempt_at=utcnow(),
                                            created_at=utcnow()))
-            deliverer = delivery.Deliverer(pipe.db, "127.0.0.1", port, str(Path(workdir) / "unused"), batch=mails)
-            started = time.perf_counter()
+            deliverer = delivery.Deliverer(pipe.db, "127.0.0.1", port, str(Path(workdir) / "unused"), batch=batch)
+            started, cpu = time.perf_counter(), time.process_time()
             sent = 0
             while sent < mails:
                 round_sent = deliverer.deliver_due()
                 if not round_sent:
                     raise SystemExit("relay_lanes: the relay refused the mails (see the log above)")
                 sent += round_sent
-            took = time.perf_counter() - started
+            took, cpu = time.perf_counter() - started, time.process_time() - cpu
             deliverer.close()
         finally:
             pipe.close()
-    return took
+    return took, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mails", type=int, default=200)
     parser.add_argument("--players", type=int, default=40, help="recipients the mails go to")
     parser.add_argument("--pause", type=float, default=0.02, help="the relay's wait before each answer (s)")
+    parser.add_argument("--batch", type=int, help="mails a delivery round [all of them in one]")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     port = free_port()
@@ -98,16 +102,21 @@ def main(argv: list[str] | None = None) -> int:
     time.sleep(1.0)
     try:
         lanes = delivery.RELAY_CONNECTIONS
-        figures = {"mails": args.mails, "players": args.players, "pause_ms": 1000 * args.pause,
+        batch = args.batch or args.mails
+        one, one_cpu = deliver(1, args.mails, args.players, port, batch)
+        several, several_cpu = deliver(lanes, args.mails, args.players, port, batch)
+        figures = {"mails": args.mails, "players": args.players, "pause_ms": 1000 * args.pause, "batch": batch,
                    "connections": lanes,
-                   "one_connection_mails_per_s": args.mails / deliver(1, args.mails, args.players, port),
-                   "lanes_mails_per_s": args.mails / deliver(lanes, args.mails, args.players, port)}
+                   "one_connection_mails_per_s": args.mails / one, "one_connection_cpu_ms": 1000 * one_cpu / args.mails,
+                   "lanes_mails_per_s": args.mails / several, "lanes_cpu_ms": 1000 * several_cpu / args.mails}
     finally:
         relay.kill()
     print(f"delivery of {args.mails} mails to {args.players} players through a relay answering after "
-          f"{figures['pause_ms']:.0f} ms:\n"
-          f"  one relay connection       {figures['one_connection_mails_per_s']:7.1f} mails/s\n"
-          f"  {lanes} relay connections      {figures['lanes_mails_per_s']:7.1f} mails/s")
+          f"{figures['pause_ms']:.0f} ms, {batch} mails a round:\n"
+          f"  one relay connection       {figures['one_connection_mails_per_s']:7.1f} mails/s   "
+          f"{figures['one_connection_cpu_ms']:.2f} ms of CPU a mail\n"
+          f"  {lanes} relay connections      {figures['lanes_mails_per_s']:7.1f} mails/s   "
+          f"{figures['lanes_cpu_ms']:.2f} ms of CPU a mail")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0

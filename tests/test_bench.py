@@ -114,6 +114,18 @@ def test_pictures_bench_times_every_variant(tmp_path: Path) -> None:
     assert all(row["median_ms"] > 0 and row["bytes"] > 1000 for row in rows)
 
 
+def test_relay_lanes_delivers_every_mail_and_counts_its_cpu(tmp_path: Path) -> None:
+    out = tmp_path / "lanes.json"
+    done = run_bench("relay_lanes.py", "--mails", "24", "--players", "6", "--pause", "0", "--batch", "5",
+                     "--json", str(out), timeout=120)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())
+    assert figures["batch"] == 5 and figures["mails"] == 24
+    for key in ("one_connection_mails_per_s", "lanes_mails_per_s", "one_connection_cpu_ms", "lanes_cpu_ms"):
+        assert figures[key] > 0, key
+    assert "ms of CPU a mail" in done.stdout
+
+
 def test_web_bench_measures_every_phase(tmp_path: Path) -> None:
     out = tmp_path / "web.json"
     done = run_bench("web.py", "--games", "80", "--players", "20", "--seconds", "1", "--concurrency", "5",
