@@ -59,6 +59,8 @@ TARGET_P99_MS = 250.0
 RISE = 0.05
 #: Relay connections of the floor server: enough that its forwarding never waits on a single connection.
 RELAY_SENDERS = 4
+#: The name pbem's picture process goes by in /proc (pbem.picture_process), for its share of pbem's CPU.
+PICTURE_PROCESS = "pbem-pictures"
 
 _HEADER_PARSER = BytesHeaderParser(policy=compat32)
 
@@ -948,14 +950,24 @@ def process_tree(pid: int) -> list[int]:
     return tree
 
 
-def process_cpu_seconds(pid: int, below: bool = True) -> float:
+def process_cpu_seconds(pid: int, below: bool = True, named: str = "") -> float:
     """User + system CPU seconds of a process and (``below``) the processes below it, living ones (Linux
-    /proc; 0 elsewhere)."""
+    /proc; 0 elsewhere); ``named``: only those of that name (pbem names its picture process "pbem-pictures")."""
     total = 0
     for member in process_tree(pid) if below else [pid]:
+        if named and _name(member) != named:
+            continue
         if fields := _stat(member):
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def _name(pid: int) -> str:
+    """A process's name as ps shows it (/proc/PID/comm)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 @contextlib.contextmanager
@@ -965,12 +977,16 @@ def cpu_use(server_pid: int, sink_pid: int = 0) -> Iterator[dict[str, float]]:
     figures: dict[str, float] = {}
     wall, server, own = time.monotonic(), process_cpu_seconds(server_pid), time.process_time()
     alone = process_cpu_seconds(server_pid, below=False)
+    pictures = process_cpu_seconds(server_pid, named=PICTURE_PROCESS)
     sink = process_cpu_seconds(sink_pid, below=False) if sink_pid else 0.0
     yield figures
     wall = max(time.monotonic() - wall, 1e-9)
     figures["server_cpu_pct"] = 100 * (process_cpu_seconds(server_pid) - server) / wall
-    # The server's own process; the rest of server_cpu_pct is its mail worker process (worker_process = true).
+    # The server's own process and its picture process; the rest of server_cpu_pct is its mail worker process
+    # (worker_process = true).
     figures["server_process_cpu_pct"] = 100 * (process_cpu_seconds(server_pid, below=False) - alone) / wall
+    pictures = process_cpu_seconds(server_pid, named=PICTURE_PROCESS) - pictures
+    figures["picture_process_cpu_pct"] = 100 * pictures / wall
     figures["bench_cpu_pct"] = 100 * (time.process_time() - own) / wall
     figures["sink_cpu_pct"] = 100 * (process_cpu_seconds(sink_pid, below=False) - sink) / wall if sink_pid else 0.0
 
@@ -993,9 +1009,14 @@ def worker_line(phase: dict[str, Any]) -> str:
 
 
 def split(cpu: dict[str, float]) -> str:
-    """How pbem's CPU divides between its processes, when it has a worker process."""
-    worker = cpu["server_cpu_pct"] - cpu["server_process_cpu_pct"]
-    return f" (server process {cpu['server_process_cpu_pct']:.0f}%, worker {worker:.0f}%)" if worker >= 1 else ""
+    """How pbem's CPU divides between its processes, when it has a worker process (and, when pbem names it,
+    its picture process: a version of pbem before that counts its pictures under the worker)."""
+    pictures = cpu.get("picture_process_cpu_pct", 0.0)
+    worker = cpu["server_cpu_pct"] - cpu["server_process_cpu_pct"] - pictures
+    if worker < 1:
+        return ""
+    shown = f", pictures {pictures:.0f}%" if pictures >= 1 else ""
+    return f" (server process {cpu['server_process_cpu_pct']:.0f}%, worker {worker:.0f}%{shown})"
 
 
 @contextlib.contextmanager

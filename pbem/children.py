@@ -1,4 +1,4 @@
-"""What pbem serve's child processes share: the fork server they start from, and dying with the server.
+"""What pbem serve's child processes share: the fork server they start from, dying with the server, their names.
 
 Kept free of heavy imports: the fork server imports the modules of the children the server will
 start (and nothing else), and a picture process needs only the pictures.
@@ -11,11 +11,15 @@ import ctypes
 import multiprocessing
 import os
 import signal
+from collections.abc import Callable
 from multiprocessing.context import ForkServerContext
 
-__all__ = ["die_with", "forkserver", "preload"]
+__all__ = ["die_with", "forkserver", "name_process", "named", "preload"]
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_NAME = 15
+#: The kernel keeps a process's name in 16 bytes, the last a NUL.
+_NAME_BYTES = 15
 #: The modules the fork server imports once, for the children this server starts (see preload).
 _PRELOAD: list[str] = []
 
@@ -49,3 +53,17 @@ def die_with(server: int) -> None:
         os.kill(server, 0)
     except ProcessLookupError:  # the server died before we started
         os._exit(0)
+
+
+def name_process(name: str) -> None:
+    """Show this process as ``name`` (its first 15 bytes) where ps, top and /proc/PID/comm name processes, in
+    place of "python": an operator tells the mail worker from the picture process at a glance. Linux only;
+    elsewhere nothing changes."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NAME, name.encode("ascii", "replace")[:_NAME_BYTES])
+
+
+def named(name: str, then: Callable[..., object], *args: object) -> None:
+    """A process pool's initializer: :func:`name_process`, then ``then(*args)``."""
+    name_process(name)
+    then(*args)

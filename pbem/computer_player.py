@@ -33,6 +33,7 @@ from pbem.app.computer import Plan, carry_out, plan_turn, tell_computer_stuck
 from pbem.app.context import Context, Services
 from pbem.app.secrecy import queue_outgoing
 from pbem.app.thinking import Answer, Question, think, watch_parent
+from pbem.children import named
 from pbem.metrics import COMPUTER_MOVES, COMPUTER_SECONDS
 from pbem.store.db import Database, GameClaims
 from pbem.store.models import AnalysisRequest, Game
@@ -213,7 +214,8 @@ class ComputerPlayer:
             # would copy in whatever state they are.
             self._pool = ProcessPoolExecutor(max_workers=self.settings.workers,
                                              mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=watch_parent, initargs=(os.getpid(),))
+                                             initializer=named,
+                                             initargs=("pbem-computer", watch_parent, os.getpid()))
         return self._pool
 
     async def stop(self) -> None:

@@ -23,7 +23,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from pbem.children import die_with, forkserver, preload
+from pbem.children import die_with, forkserver, name_process, preload
 from pbem.mail.later_pictures import finished
 from pbem.metrics import MAILS_DRAWN
 
@@ -41,6 +41,7 @@ def serve_pictures(server: int, requests: Connection) -> None:
     """The child's life: for each mail asked for (an outbox row's bytes, then its pictures' JSON), answer with
     the mail, its pictures drawn in."""
     die_with(server)
+    name_process("pbem-pictures")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):  # the server closed the pipe, or is gone
         while True:

@@ -13,7 +13,7 @@ from datetime import datetime
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from pbem.children import die_with, forkserver, preload
+from pbem.children import die_with, forkserver, name_process, preload
 from pbem.config import Config
 from pbem.heap import freeze_startup_heap
 from pbem.log_setup import configure_logging, configured
@@ -61,6 +61,7 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
     """The worker process's life: wait for a nudge (or POLL_SECONDS), apply the waiting mail and the deadline
     notices batch by batch, and report after each batch (so delivery starts at once) and each round."""
     die_with(server)
+    name_process("pbem-worker")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
     signal.signal(signal.SIGTERM, _Stop.ask)
     if logging_as is not None:

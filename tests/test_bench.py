@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from email.message import EmailMessage
 from email.policy import compat32
 from email.policy import default as default_policy
@@ -303,6 +304,43 @@ def test_e2e_seeks_the_maximum_while_moves_per_second_rise() -> None:
     assert not e2e.still_rising([{"rate": 100.0}, {"rate": 90.0}])
     steps = [{"games": 20, "rate": 150.0}, {"games": 40, "rate": 190.0}, {"games": 80, "rate": 185.0}]
     assert e2e.best(steps)["games"] == 40
+
+
+def test_e2e_splits_pbems_cpu_by_process_and_finds_its_picture_process_by_name(tmp_path: Path) -> None:
+    e2e = _bench_module("e2e")
+    cpu = {"server_cpu_pct": 117.0, "server_process_cpu_pct": 44.0, "picture_process_cpu_pct": 20.0}
+    assert e2e.split(cpu) == " (server process 44%, worker 53%, pictures 20%)"
+    # A pbem that does not name its picture process (or has none): the worker's share holds the pictures'.
+    assert e2e.split({**cpu, "picture_process_cpu_pct": 0.0}) == " (server process 44%, worker 73%)"
+    assert e2e.split({"server_cpu_pct": 95.0, "server_process_cpu_pct": 95.0}) == ""  # the worker a thread
+    # The picture process of a running pbem is found among the server's processes by its name.
+    server_like = subprocess.Popen([sys.executable, "-c", PICTURE_CHILD, str(tmp_path / "ready")], cwd=REPO)
+    try:
+        for _ in range(200):
+            if (tmp_path / "ready").exists():
+                break
+            time.sleep(0.05)
+        tree = e2e.process_tree(server_like.pid)
+        assert [e2e._name(pid) for pid in tree].count(e2e.PICTURE_PROCESS) == 1, tree
+        assert e2e.process_cpu_seconds(server_like.pid, named=e2e.PICTURE_PROCESS) > 0
+    finally:
+        server_like.kill()
+        server_like.wait(10)
+
+
+#: A process with a picture process below it (named by pbem.picture_process itself) that has drawn some boards.
+PICTURE_CHILD = """
+import json, random, sys, time
+from pathlib import Path
+from pbem.engine.board_view import board_to_data
+from pbem.picture_process import PictureProcess
+from tests.pictures.views import random_views
+pictures = PictureProcess()
+for _, board in random_views(random.Random(1), 20):
+    pictures.finish(b"m\\r\\n", json.dumps([{"marker": "m", "board": board_to_data(board)}]))
+Path(sys.argv[1]).write_text("ready")
+time.sleep(60)
+"""
 
 
 def test_e2e_plans_each_games_moves_before_the_phases() -> None:

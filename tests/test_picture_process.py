@@ -51,6 +51,7 @@ def test_the_child_draws_what_this_process_would() -> None:
             assert pictures.finish(raw, boards) == finished(raw, boards), variant
         assert pictures.finish(b"no pictures", "") == b"no pictures"
         assert pictures.pid is not None and pictures.pid != os.getpid() and alive(pictures.pid)
+        assert Path(f"/proc/{pictures.pid}/comm").read_text() == "pbem-pictures\n"  # what ps and top show
         assert pictures.drawn_here == 0
     finally:
         pictures.close()

@@ -65,6 +65,7 @@ def test_the_worker_is_a_process_of_its_own_and_its_counts_reach_metrics(tmp_pat
         assert delta(before, after, "pbem_moves_applied_total", variant="hyperspace") == 1
         assert delta(before, after, "pbem_mails_received_total", outcome="stored") == 5  # the server's own
         assert worker_pid(harness) == pid  # one worker did it all
+        assert Path(f"/proc/{pid}/comm").read_text() == "pbem-worker\n"  # what ps and top show
     finally:
         harness.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import smtplib
 import statistics
@@ -40,6 +41,13 @@ def _children(pid: int) -> set[str]:
     return {line.split()[0] for line in _processes() if line.split()[1] == str(pid)}
 
 
+def _process_name(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:  # it ended since ps listed it
+        return ""
+
+
 def _smtp_transaction(harness: Harness) -> float:
     """Seconds for one whole SMTP transaction to the public address (connect to QUIT)."""
     message = EmailMessage()
@@ -61,6 +69,8 @@ def test_mail_is_answered_at_once_while_the_computer_thinks_at_level_5(tmp_path:
         carol.next_mail(lambda m: "Results:" in body_of(m))
         time.sleep(1.0)  # the search is under way in the pool (level 5 thinks 8 s)
         searching_since = time.monotonic()
+        # The pool's processes say what they are in ps and top (this test's process runs the server).
+        assert "pbem-computer" in {_process_name(pid) for pid in _children(os.getpid())}
 
         transactions = [_smtp_transaction(harness) for _ in range(5)]
         moves = []
