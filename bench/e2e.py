@@ -338,24 +338,34 @@ class RelayHandler:
         return "250 OK"
 
 
-def forward_forever(outgoing: queue.SimpleQueue[tuple[str, bytes]], sink_port: int) -> None:
+def forward_forever(outgoing: queue.SimpleQueue[tuple[str, bytes]], sink_port: int, pad: bytes = b"") -> None:
     """One sender thread of the floor server: each mail goes back to its sender twice, as two transactions.
 
     That is the mail traffic of a move (the mover's reply and the opponent's notice) with no work
-    in between: no parsing, no storage, no rules, no composing.
+    in between: no parsing, no storage, no rules, no composing. ``pad``: lines added to the second copy,
+    which then weighs what pbem's notice with its picture does (``--floor-pad-bytes``).
     """
     relay = smtplib.SMTP("127.0.0.1", sink_port, timeout=30)
     while True:
         sender, raw = outgoing.get()
         relay.sendmail(PUBLIC, [sender], raw)
-        relay.sendmail(PUBLIC, [sender], raw)
+        relay.sendmail(PUBLIC, [sender], raw + pad if pad else raw)
 
 
-def serve_relay(port: int, sink_port: int) -> None:
+def padding(size: int) -> bytes:
+    """About ``size`` bytes of base64 lines (76 characters and CRLF, as a picture's are), after a blank line."""
+    if size <= 0:
+        return b""
+    encoded = base64.b64encode(random.Random(size).randbytes(max(1, size * 3 // 4)))
+    return b"\r\n" + b"".join(encoded[start:start + 76] + b"\r\n" for start in range(0, len(encoded), 76))
+
+
+def serve_relay(port: int, sink_port: int, pad_bytes: int = 0) -> None:
     """The floor server: one mail in, two out, nothing else (the bench's `--serve-relay`)."""
     outgoing: queue.SimpleQueue[tuple[str, bytes]] = queue.SimpleQueue()
+    pad = padding(pad_bytes)
     for number in range(RELAY_SENDERS):
-        threading.Thread(target=forward_forever, args=(outgoing, sink_port), name=f"sender-{number}",
+        threading.Thread(target=forward_forever, args=(outgoing, sink_port, pad), name=f"sender-{number}",
                          daemon=True).start()
     serve_until_stopped(RelayHandler(outgoing), port)
 
@@ -515,10 +525,11 @@ def start_pbem(workdir: Path, sink_port: int, worker_process: bool = False, url:
     return server
 
 
-def start_relay(workdir: Path, sink_port: int) -> ServerProcess:
+def start_relay(workdir: Path, sink_port: int, pad_bytes: int = 0) -> ServerProcess:
     port = free_port()
-    argv = [sys.executable, str(Path(__file__).resolve()), "--serve-relay", str(port), "--sink-port", str(sink_port)]
-    server = ServerProcess("relay", argv, port, workdir, clean_environment())
+    argv = [sys.executable, str(Path(__file__).resolve()), "--serve-relay", str(port), "--sink-port", str(sink_port),
+            "--pad-bytes", str(pad_bytes)]
+    server = ServerProcess("relay-padded" if pad_bytes else "relay", argv, port, workdir, clean_environment())
     server.wait_listening()
     return server
 
@@ -1106,6 +1117,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 break
         relay.stop()
         floor = best(floor_steps)
+        padded: dict[str, Any] | None = None
+        if args.floor_pad_bytes > 0:  # a reference beside the floor, not the target's; its own maximum, sought alike
+            relay = start_relay(workdir, sink.port, args.floor_pad_bytes)
+            servers.append(relay)
+            padded_steps: list[dict[str, Any]] = []
+            for count in counts:
+                with cpu_use(relay.proc.pid, sink.pid) as cpu:
+                    step = relay_phase(relay, pool[:count], args.moves_per_game * 10, args.bare_seconds)
+                step.update(cpu, games=count, pad_bytes=args.floor_pad_bytes)
+                padded_steps.append(step)
+                say(f"floor server, its second copy {args.floor_pad_bytes} bytes heavier, {count} games: "
+                    f"{step['moves']} moves in {step['seconds']:.2f} s = {step['rate']:.0f} moves/s; CPU: server "
+                    f"{cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}%, sink "
+                    f"{cpu['sink_cpu_pct']:.0f}% of a core")
+                if not still_rising(padded_steps):
+                    break
+            relay.stop()
+            padded = best(padded_steps)
 
         maximum_steps: list[dict[str, Any]] = []
         with py_spy(pbem.proc.pid, args.profile, args.profile_gil):
@@ -1134,6 +1163,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         pbem.check()
         result = report(args, bare_result, floor, maximum, half, pbem.error_lines(), sink.mailbox.total)
         result.update(floor_steps=floor_steps, maximum_steps=maximum_steps)
+        if padded is not None:
+            result.update(floor_padded=padded,
+                          pbem_share_of_floor_padded=maximum["rate"] / padded["rate"] if padded["rate"] else 0.0)
         return result
     finally:
         for game in all_games:
@@ -1231,7 +1263,17 @@ of CPU, the bench {result['ceiling']['bench_cpu_ms_per_move']:.2f} ms, its sink 
   latency at half load            p50 {half['p50_ms']:7.1f} ms   p99 {half['p99_ms']:7.1f} ms   \
 ({half['offered_rate']:.1f} moves/s offered, {half['rate']:.1f} achieved)   target p99 < \
 {targets['half_load_p99_ms_max']:.0f} ms  {verdict(targets['p99_ok'])}
+{padded_line(result)}
   mails relayed {result['mails_relayed']}, errors logged by pbem {result['pbem_errors_logged']}""")
+
+
+def padded_line(result: dict[str, Any]) -> str:
+    """The reference floor whose second copy weighs what pbem's notice does (``--floor-pad-bytes``), if run."""
+    if "floor_padded" not in result:
+        return ""
+    padded = result["floor_padded"]
+    return (f"\n  floor, second copy +{padded['pad_bytes']} bytes {padded['rate']:9.1f} moves/s   "
+            f"(for reference, not the target: pbem / it {result['pbem_share_of_floor_padded']:.3f})")
 
 
 def steps_text(steps: list[dict[str, Any]]) -> str:
@@ -1271,10 +1313,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--worker-process", action="store_true",
                         help="pbem serve with [server] worker_process = true (the mail worker in a process of "
                              "its own; by default it is a thread of the server's process)")
+    parser.add_argument("--floor-pad-bytes", type=int, default=0, metavar="BYTES",
+                        help="also measure, for reference, a floor server whose second copy of each move carries "
+                             "BYTES more of base64 lines, as pbem's notice carries its picture (36000: about pbem's "
+                             "37.6 KB mail) [0: not measured]")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database, logs)")
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-relay", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--sink-port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--pad-bytes", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_bare is None and args.serve_relay is None and (
             args.games < 1 or args.moves_per_game < 1 or args.steps < 1):
@@ -1292,7 +1339,7 @@ def main(argv: list[str] | None = None) -> int:
         serve_bare(args.serve_bare)
         return 0
     if args.serve_relay is not None:
-        serve_relay(args.serve_relay, args.sink_port)
+        serve_relay(args.serve_relay, args.sink_port, args.pad_bytes)
         return 0
     Client.fresh = args.connect_per_message
     for sig in (signal.SIGTERM, signal.SIGHUP):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import email
 import email.parser
 import importlib.util
@@ -80,7 +81,7 @@ def test_move_cost_runs_on_postgresql(tmp_path: Path) -> None:
 def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
     out = tmp_path / "e2e.json"
     done = run_bench("e2e.py", "--games", "2", "--steps", "2", "--moves-per-game", "3", "--bare-seconds", "1",
-                     "--bare-messages", "50", "--json", str(out), timeout=240)
+                     "--bare-messages", "50", "--floor-pad-bytes", "3000", "--json", str(out), timeout=240)
     assert done.returncode in (0, 1), done.stderr  # 1: targets missed; 2 would be a failed run
     result = json.loads(out.read_text())
     assert result["bare"]["messages"] > 0
@@ -95,6 +96,11 @@ def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
     assert result["maximum"] == max(result["maximum_steps"], key=lambda step: step["rate"])
     assert [step["games"] for step in result["floor_steps"]] == [2, 4]
     assert result["floor"] == max(result["floor_steps"], key=lambda step: step["rate"])
+    # The reference floor whose second copies carry 3,000 bytes more, at its own best load.
+    padded = result["floor_padded"]
+    assert padded["moves"] > 0 and padded["pad_bytes"] == 3000 and padded["games"] in (2, 4)
+    assert result["pbem_share_of_floor_padded"] == result["pbem_moves_per_s"] / padded["rate"]
+    assert "floor, second copy +3000 bytes" in done.stdout
     assert result["half_load"]["moves"] == 6
     assert result["mails_relayed"] >= 4 * (6 + 12 + 6)  # set-up mails, then two per move in each phase
     assert result["pbem_errors_logged"] == 0
@@ -304,6 +310,18 @@ def test_e2e_seeks_the_maximum_while_moves_per_second_rise() -> None:
     assert not e2e.still_rising([{"rate": 100.0}, {"rate": 90.0}])
     steps = [{"games": 20, "rate": 150.0}, {"games": 40, "rate": 190.0}, {"games": 80, "rate": 185.0}]
     assert e2e.best(steps)["games"] == 40
+
+
+def test_e2e_pads_the_reference_floors_second_copy_with_base64_lines() -> None:
+    e2e = _bench_module("e2e")
+    assert e2e.padding(0) == b"" and e2e.padded_line({}) == ""
+    for size in (1, 57, 76, 3000, 36000):
+        pad = e2e.padding(size)
+        # the blank line, base64 rounding up to a group of four, and each line's CRLF
+        assert pad.startswith(b"\r\n") and abs(len(pad) - size) <= 6 + 2 * (size // 76 + 1), size
+        lines = pad[2:].split(b"\r\n")
+        assert lines[-1] == b"" and all(0 < len(line) <= 76 for line in lines[:-1]), size
+        assert base64.b64decode(b"".join(lines), validate=True), size
 
 
 def test_e2e_splits_pbems_cpu_by_process_and_finds_its_picture_process_by_name(tmp_path: Path) -> None:
