@@ -1059,6 +1059,25 @@ def py_spy(pid: int, output: Path | None, gil: bool) -> Iterator[None]:
             recorder.kill()
 
 
+def floor_maximum(relay: ServerProcess, sink: Sink, pool: list[Game], counts: list[int], args: argparse.Namespace,
+                  name: str, **marks: Any) -> list[dict[str, Any]]:
+    """The floor server ``relay`` (``name`` in the log) at each load of ``counts`` while its moves/s rise."""
+    steps: list[dict[str, Any]] = []
+    for count in counts:
+        with cpu_use(relay.proc.pid, sink.pid) as cpu:
+            # Any set-up game will do for the floor, which only forwards: the pool's first ``count``.
+            step = relay_phase(relay, pool[:count], args.moves_per_game * 10, args.bare_seconds)
+        step.update(cpu, games=count, **marks)
+        steps.append(step)
+        say(f"{name}, {count} games: {step['moves']} moves in {step['seconds']:.2f} s = {step['rate']:.0f} moves/s; "
+            f"latency p50 {step['p50_ms']:.1f} ms, p99 {step['p99_ms']:.1f} ms; CPU: server "
+            f"{cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}%, "
+            f"sink {cpu['sink_cpu_pct']:.0f}% of a core")
+        if not still_rising(steps):
+            break
+    return steps
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="pbem-bench-"))
     sink = Sink()
@@ -1102,39 +1121,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         relay = start_relay(workdir, sink.port)
         servers.append(relay)
-        floor_steps: list[dict[str, Any]] = []
-        for count in counts:
-            with cpu_use(relay.proc.pid, sink.pid) as cpu:
-                # Any set-up game will do for the floor, which only forwards: the pool's first ``count``.
-                floor = relay_phase(relay, pool[:count], args.moves_per_game * 10, args.bare_seconds)
-            floor.update(cpu, games=count)
-            floor_steps.append(floor)
-            say(f"floor server (1 mail in, 2 out, no work), {count} games: {floor['moves']} moves in "
-                f"{floor['seconds']:.2f} s = {floor['rate']:.0f} moves/s; latency p50 {floor['p50_ms']:.1f} ms, "
-                f"p99 {floor['p99_ms']:.1f} ms; CPU: server {cpu['server_cpu_pct']:.0f}%, "
-                f"bench {cpu['bench_cpu_pct']:.0f}%, sink {cpu['sink_cpu_pct']:.0f}% of a core")
-            if not still_rising(floor_steps):
-                break
+        floor_steps = floor_maximum(relay, sink, pool, counts, args, "floor server (1 mail in, 2 out, no work)")
         relay.stop()
         floor = best(floor_steps)
         padded: dict[str, Any] | None = None
         if args.floor_pad_bytes > 0:  # a reference beside the floor, not the target's; its own maximum, sought alike
             relay = start_relay(workdir, sink.port, args.floor_pad_bytes)
             servers.append(relay)
-            padded_steps: list[dict[str, Any]] = []
-            for count in counts:
-                with cpu_use(relay.proc.pid, sink.pid) as cpu:
-                    step = relay_phase(relay, pool[:count], args.moves_per_game * 10, args.bare_seconds)
-                step.update(cpu, games=count, pad_bytes=args.floor_pad_bytes)
-                padded_steps.append(step)
-                say(f"floor server, its second copy {args.floor_pad_bytes} bytes heavier, {count} games: "
-                    f"{step['moves']} moves in {step['seconds']:.2f} s = {step['rate']:.0f} moves/s; CPU: server "
-                    f"{cpu['server_cpu_pct']:.0f}%, bench {cpu['bench_cpu_pct']:.0f}%, sink "
-                    f"{cpu['sink_cpu_pct']:.0f}% of a core")
-                if not still_rising(padded_steps):
-                    break
+            padded = best(floor_maximum(relay, sink, pool, counts, args,
+                                        f"floor server, its second copy {args.floor_pad_bytes} bytes heavier",
+                                        pad_bytes=args.floor_pad_bytes))
             relay.stop()
-            padded = best(padded_steps)
 
         maximum_steps: list[dict[str, Any]] = []
         with py_spy(pbem.proc.pid, args.profile, args.profile_gil):
