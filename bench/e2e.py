@@ -354,10 +354,11 @@ def forward_forever(outgoing: queue.SimpleQueue[tuple[str, bytes]], sink_port: i
 
 def padding(size: int) -> bytes:
     """About ``size`` bytes of base64 lines (76 characters and CRLF, as a picture's are), after a blank line."""
+    from pbem.mail.compose import base64_line_bytes  # the lines pbem writes a picture in
+
     if size <= 0:
         return b""
-    encoded = base64.b64encode(random.Random(size).randbytes(max(1, size * 3 // 4)))
-    return b"\r\n" + b"".join(encoded[start:start + 76] + b"\r\n" for start in range(0, len(encoded), 76))
+    return b"\r\n" + base64_line_bytes(random.Random(size).randbytes(max(1, size * 3 // 4)))
 
 
 def serve_relay(port: int, sink_port: int, pad_bytes: int = 0) -> None:

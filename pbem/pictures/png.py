@@ -88,10 +88,8 @@ class BandedPngEncoder:
 
     def encode(self, image: Image.Image, palette: Sequence[int]) -> bytes:
         """``image`` (mode "P") as PNG bytes with ``palette`` (flat r, g, b values) as its PLTE."""
-        if image.mode != "P":
-            raise ValueError(f"a palette image is needed, not mode {image.mode}")
+        raw = index_bytes(image)  # refuses any but a palette image
         width, height = image.size
-        raw = index_bytes(image)
         # Each row is preceded by its filter type: 0, none (palette indices do not predict each other).
         rows = b"".join(b"\x00" + raw[start:start + width] for start in range(0, len(raw), width))
         return self.encode_filtered(rows, width, height, palette)
