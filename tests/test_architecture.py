@@ -160,3 +160,17 @@ def test_every_module_imports_first_in_a_fresh_interpreter() -> None:
     with ThreadPoolExecutor(max_workers=4) as pool:
         failures = [f for f in pool.map(try_import, modules) if f]
     assert not failures, "\n".join(failures)
+
+
+#: Libraries a running server never needs, which would stay in each of its processes' memory: Alembic only
+#: when the schema is behind (pbem.store.db.Database.migrate), networkx only for a Swiss round's pairing.
+ONLY_ON_DEMAND = ("alembic", "mako", "networkx")
+
+
+def test_the_servers_processes_import_no_library_they_only_need_on_demand() -> None:
+    entry_points = "pbem.server, pbem.worker_process, pbem.picture_process, pbem.cli"
+    probe = (f"import sys, {entry_points}; "
+             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set(sys.argv[1:])))")
+    done = subprocess.run([sys.executable, "-c", probe, *ONLY_ON_DEMAND], cwd=ROOT, capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stdout

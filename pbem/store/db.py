@@ -14,6 +14,7 @@ import fcntl
 import functools
 import logging
 import os
+import re
 import secrets
 import sqlite3
 import threading
@@ -44,6 +45,29 @@ _FAILURES_PER_ROUND = 8
 # The two-key advisory lock functions take int4s; psycopg would send Python ints as bigint.
 _TRY_CLAIM = text("SELECT pg_try_advisory_lock(CAST(:space AS integer), CAST(:number AS integer))")
 _UNCLAIM = text("SELECT pg_advisory_unlock(CAST(:space AS integer), CAST(:number AS integer))")
+
+
+_MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations" / "versions"
+_REVISION_LINE = re.compile(r"^(down_revision|revision)\s*=\s*['\"]?([^'\"\s]*)['\"]?\s*$", re.MULTILINE)
+
+
+@functools.cache
+def migration_head() -> str | None:
+    """The newest migration in pbem/migrations/versions: the one no other migration follows; None when that is
+    not one migration (a merge's tuple of parents, say), for Alembic to work out.
+
+    Read from the files' ``revision`` and ``down_revision`` lines, without Alembic (see Database.migrate);
+    tests/store/test_migrations.py checks it against Alembic's own answer.
+    """
+    revisions: set[str] = set()
+    followed: set[str] = set()
+    for path in _MIGRATIONS.glob("*.py"):
+        lines = dict(_REVISION_LINE.findall(path.read_text(encoding="utf-8")))
+        if "revision" in lines:
+            revisions.add(lines["revision"])
+            followed.add(lines.get("down_revision", "None"))
+    heads = revisions - followed
+    return heads.pop() if len(heads) == 1 else None
 
 
 def _prepare_sqlite(engine: Engine) -> None:
@@ -317,6 +341,15 @@ class Database:
         self.migrate()
 
     def migrate(self) -> None:
+        """Run the Alembic migrations, unless the database is already at the newest one.
+
+        Alembic and what it imports (Mako among them) are 40 MB that a running server would keep to the end:
+        a database at the head, as at every start but the first after an upgrade, is seen by one query.
+        """
+        head = migration_head()
+        if head is not None and self._schema_revision() == head:
+            schema.metadata.create_all(self.engine)  # the safety net below, as after an upgrade
+            return
         from alembic import command
         from alembic.config import Config as AlembicConfig
 
@@ -336,6 +369,14 @@ class Database:
             command.upgrade(config, "head")
         # Tables of models that have no migration yet (a safety net; tests check there are none).
         schema.metadata.create_all(self.engine)
+
+    def _schema_revision(self) -> str | None:
+        """The migration the database was last brought to; None for a database without Alembic's table."""
+        with self.engine.connect() as connection:
+            if "alembic_version" not in inspect(connection).get_table_names():
+                return None
+            revisions = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        return revisions[0] if len(revisions) == 1 else None  # several heads are Alembic's to sort out
 
     def dispose(self) -> None:
         if isinstance(self._polls, _PostgresPolls):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,11 +14,12 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config as AlembicConfig
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel, select
 
 import pbem.store.models
-from pbem.store.db import Database
+from pbem.store.db import Database, migration_head
 from pbem.store.models import Game, MoveRecord
 from pbem.variants import get_variant
 from tests.helpers.harness import body_of
@@ -122,3 +125,35 @@ def test_a_database_made_before_migrations_is_recognised(tmp_path: Path) -> None
         assert "clock" in {c["name"] for c in inspect(connection).get_columns("game")}
         assert connection.execute(text("SELECT count(*) FROM game")).scalar() == 1
     db.dispose()
+
+
+def test_the_head_read_from_the_files_is_alembics() -> None:
+    scripts = ScriptDirectory.from_config(alembic_config(None))
+    assert migration_head() == scripts.get_current_head()
+
+
+def test_a_database_one_migration_behind_is_brought_to_the_head(url: str) -> None:
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "0012")
+    engine.dispose()
+    db = Database(url)
+    db.migrate()
+    with db.engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == migration_head()
+    db.dispose()
+
+
+def test_a_database_at_the_head_is_opened_without_importing_alembic(tmp_path: Path) -> None:
+    """Alembic would stay in a running server's memory (40 MB) for nothing: a start at the head does not load it."""
+    url = f"sqlite:///{tmp_path / 'pbem.sqlite3'}"
+    Database(url).migrate()  # a first start: migrated by Alembic
+    probe = ("import sys; from pbem.store.db import Database; db = Database(sys.argv[1]); db.migrate(); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('alembic', 'mako')))")
+    started = subprocess.run([sys.executable, "-c", probe, url], capture_output=True, text=True, check=True,
+                             cwd=Path(__file__).resolve().parents[2])
+    assert started.stdout.strip() == "[]", started.stdout
+    fresh = tmp_path / "fresh.sqlite3"  # and a first start does load it, so the probe can tell
+    first = subprocess.run([sys.executable, "-c", probe, f"sqlite:///{fresh}"], capture_output=True, text=True,
+                           check=True, cwd=Path(__file__).resolve().parents[2])
+    assert "alembic" in first.stdout

@@ -31,8 +31,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import networkx as nx
-
 __all__ = ["Entrant", "Pairing", "PairingError", "pair_round"]
 
 
@@ -139,6 +137,10 @@ class _Weights:
 
 def _match(entrants: list[Entrant]) -> list[tuple[Entrant, Entrant]] | None:
     """The best complete pairing of ``entrants``, or None when none avoids a rematch."""
+    # Imported here, not at the top: networkx is 25 MB of memory that every process importing the events
+    # would hold, where only a Swiss round's pairing needs it (a few times a week, in one process).
+    import networkx as nx
+
     ordered = _order(entrants)
     weight = _Weights(ordered)
     graph = nx.Graph()
