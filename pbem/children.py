@@ -1,4 +1,4 @@
-"""What pbem serve's child processes share: the fork server they start from, dying with the server, their names.
+"""What pbem serve's child processes share: how they start, dying with the server, their names.
 
 Kept free of heavy imports: the fork server imports the modules of the children the server will
 start (and nothing else), and a picture process needs only the pictures.
@@ -11,10 +11,11 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable
-from multiprocessing.context import ForkServerContext
+from multiprocessing.context import ForkContext, ForkServerContext
 
-__all__ = ["die_with", "forkserver", "name_process", "named", "preload"]
+__all__ = ["become_child", "child_context", "die_with", "forkserver", "name_process", "named", "preload"]
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NAME = 15
@@ -31,22 +32,46 @@ def preload(module: str) -> None:
 
 
 def forkserver() -> ForkServerContext:
-    """The context pbem serve's children start from: forked from a fork server that has imported their
-    modules once, not spawned (a child starts in milliseconds instead of the second an import takes), and not
-    forked from the server, which has threads whose locks a fork would copy. Only the modules of the children
-    this server starts are imported there: with the mail worker a thread, the fork server and the picture
-    process hold the pictures' modules alone (27 MB PSS at start with multiprocessing's resource tracker,
-    against 107 MB for the server's own process)."""
+    """The context a child starts from once the server has threads (see :func:`child_context`): forked from a
+    fork server that has imported the children's modules once, not spawned (a child starts in milliseconds
+    instead of the second an import takes), and not forked from the server, whose other threads' locks a fork
+    would copy. The fork server starts with the first child that needs it, which is none on most days."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(_PRELOAD))
     return context
 
 
+def child_context() -> ForkContext | ForkServerContext:
+    """How the next child starts: forked from this process while it has a single thread, else from the fork
+    server (:func:`forkserver`).
+
+    pbem serve starts its mail worker and picture process before its first thread. Forked then, a child shares
+    the server's imported code, loaded variants and frozen heap until one of them writes a page: the mail
+    worker cost 37 MB of memory beside the server after 300 moves, where from the fork server, which imports
+    everything again, it cost the worker and the fork server 92 MB (docs/hot-path.md). A child started later
+    (one that died) comes from the fork server: a fork copies the locks the other threads hold at that moment.
+    """
+    if threading.active_count() == 1:
+        fork: ForkContext = multiprocessing.get_context("fork")
+        return fork
+    return forkserver()
+
+
+def become_child(server: int, name: str) -> None:
+    """What each of pbem serve's children does first: die with the server, take its name, leave Ctrl-C to the
+    server (it reaches the whole process group; the server stops its children itself), and write no signal
+    into the server's event loop (a forked child inherits the loop's wake-up descriptor)."""
+    die_with(server)
+    name_process(name)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.set_wakeup_fd(-1)
+
+
 def die_with(server: int) -> None:
     """Be killed with the server: a SIGKILLed server must not leave its children (the mail worker, the picture
     process) working beside the next one's (harmless, every batch is a transaction, but an operator expects
-    one service). Our parent is the fork server, which exits when the server does; a closed pipe ends the
-    loop too."""
+    one service). Our parent is the server (forked at its start) or the fork server, which exits when the server
+    does; a closed pipe ends the loop too."""
     with contextlib.suppress(Exception):  # Linux only
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     try:

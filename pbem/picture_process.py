@@ -17,13 +17,12 @@ import contextlib
 import logging
 import multiprocessing
 import os
-import signal
 import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from pbem.children import die_with, forkserver, name_process, preload
+from pbem.children import become_child, child_context, preload
 from pbem.mail.later_pictures import finished
 from pbem.metrics import MAILS_DRAWN
 
@@ -40,9 +39,7 @@ RESTART_SECONDS = 5.0
 def serve_pictures(server: int, requests: Connection) -> None:
     """The child's life: for each mail asked for (an outbox row's bytes, then its pictures' JSON), answer with
     the mail, its pictures drawn in."""
-    die_with(server)
-    name_process("pbem-pictures")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
+    become_child(server, "pbem-pictures")
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):  # the server closed the pipe, or is gone
         while True:
             raw = requests.recv_bytes()
@@ -104,7 +101,8 @@ class PictureProcess:
             return None
         try:
             ours, theirs = multiprocessing.Pipe(duplex=True)
-            process = forkserver().Process(target=serve_pictures, name="pbem-pictures", daemon=True,
+            context = child_context()
+            process = context.Process(target=serve_pictures, name="pbem-pictures", daemon=True,
                                            args=(os.getpid(), theirs))
             process.start()
         except (OSError, RuntimeError) as error:  # out of processes or memory: draw here for a while
@@ -113,7 +111,7 @@ class PictureProcess:
             return None
         theirs.close()
         self._process, self._pipe = process, ours
-        log.info("picture process %d started", process.pid)
+        log.info("picture process %d started (%s)", process.pid, context.get_start_method())
         return ours
 
     def _stop(self) -> None:

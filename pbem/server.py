@@ -70,7 +70,6 @@ class Server:
         self._stopping = asyncio.Event()
         self._server: asyncio.base_events.Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._pictures_start: asyncio.Task[None] | None = None  # not a loop: /healthz does not watch it
         self.port: int = 0
 
     def _wake_worker(self) -> None:
@@ -93,8 +92,15 @@ class Server:
         self._computer_event.set()  # a finished turn frees a worker for the next one
 
     async def start(self) -> None:
-        # Before anything is served: the first mail does not wait for them, and the freeze below keeps them.
-        await asyncio.to_thread(load_variants)
+        # Before anything is served, and in this thread: the first mail does not wait for the variants, and the
+        # children forked next share them, with the rest of the frozen heap, while this process has no other
+        # thread (pbem.children.child_context).
+        load_variants()
+        freeze_startup_heap()
+        if self.worker_process is not None:
+            self.worker_process.start()
+        if self.pictures is not None:
+            self.pictures.start()
         loop = asyncio.get_running_loop()
         handler = InboundHandler(self.db, self.addresses, on_stored=self._wake_worker)
         factory = make_smtp_factory(handler, self.config.smtp.max_message_bytes,
@@ -108,14 +114,10 @@ class Server:
         released = await asyncio.to_thread(self.deliverer.release_leases)
         if released:
             log.warning("re-sending %d mails a previous run had claimed but not confirmed", released)
-        if self.worker_process is not None:
-            self.worker_process.start()
         work = self.worker_process.supervise() if self.worker_process is not None else self._work_loop()
         self._tasks = [asyncio.create_task(work, name="pbem-worker"),
                        asyncio.create_task(self._deliver_loop(), name="pbem-delivery"),
                        asyncio.create_task(self._computer_loop(), name="pbem-computer")]
-        if self.pictures is not None:  # started beside the listener: neither start-up nor the first mail waits
-            self._pictures_start = asyncio.create_task(asyncio.to_thread(self.pictures.start), name="pbem-pictures")
         self.alarm.start()
         self.alarm.wake_at(self.services.now())  # deadlines that passed while we were down, once
         freeze_startup_heap()
@@ -216,9 +218,6 @@ class Server:
         await self.computer.stop()  # a search under way is dropped: its game is still due at the next start
         await asyncio.to_thread(self.deliverer.close)  # QUIT may wait on a relay served by this very loop
         if self.pictures is not None:
-            if self._pictures_start is not None:
-                with contextlib.suppress(Exception):
-                    await self._pictures_start
             await asyncio.to_thread(self.pictures.close)
         await asyncio.to_thread(self.leadership.release)
         self.db.dispose()

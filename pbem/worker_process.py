@@ -13,7 +13,7 @@ from datetime import datetime
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from pbem.children import die_with, forkserver, name_process, preload
+from pbem.children import become_child, child_context, preload
 from pbem.config import Config
 from pbem.heap import freeze_startup_heap
 from pbem.log_setup import configure_logging, configured
@@ -60,9 +60,7 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
                logging_as: tuple[str, str] | None) -> None:
     """The worker process's life: wait for a nudge (or POLL_SECONDS), apply the waiting mail and the deadline
     notices batch by batch, and report after each batch (so delivery starts at once) and each round."""
-    die_with(server)
-    name_process("pbem-worker")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
+    become_child(server, "pbem-worker")
     signal.signal(signal.SIGTERM, _Stop.ask)
     if logging_as is not None:
         configure_logging(*logging_as)
@@ -106,8 +104,7 @@ class MailWorkerProcess:
     def __init__(self, config: Config, on_report: Callable[[str, datetime | None], None]) -> None:
         self.config = config
         self._on_report = on_report
-        preload(__name__)
-        self._context = forkserver()
+        preload(__name__)  # for a worker started again from the fork server (see child_context)
         # Nudges go through a pipe, not a multiprocessing.Event: a worker killed while holding the Event's
         # lock would leave the server blocked in set() for good.
         self._nudges: Connection | None = None
@@ -126,9 +123,10 @@ class MailWorkerProcess:
     def start(self) -> None:
         """Start the worker process (call on the server's event loop)."""
         self._loop = asyncio.get_running_loop()
-        receiving, sending = self._context.Pipe(duplex=False)
-        nudged, nudging = self._context.Pipe(duplex=False)
-        process = self._context.Process(
+        context = child_context()
+        receiving, sending = context.Pipe(duplex=False)
+        nudged, nudging = context.Pipe(duplex=False)
+        process = context.Process(
             target=serve_mail, name="pbem-mail-worker", daemon=True,
             args=(self.config, os.getpid(), nudged, sending, configured()))
         process.start()
@@ -143,7 +141,7 @@ class MailWorkerProcess:
         self.starts += 1
         self.last_report = time.monotonic()
         self.nudge()  # mail may have waited while no worker ran
-        log.info("mail worker process %d started", process.pid)
+        log.info("mail worker process %d started (%s)", process.pid, context.get_start_method())
 
     def nudge(self) -> None:
         """Tell the worker mail is waiting (cheap; called for every stored mail). A nudge is one atomic pipe

@@ -155,3 +155,45 @@ def test_a_database_only_this_process_sees_keeps_the_worker_in_it(url: str, own_
     assert uses_worker_process(config) is own_process
     default = load_config(None, environ={"PBEM_DATABASE_URL": url})
     assert uses_worker_process(default) is False  # the default: a thread of the server's process
+
+
+def parent_of(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    found = re.search(r"^PPid:\s+(\d+)$", status, re.MULTILINE)
+    assert found, status
+    return int(found.group(1))
+
+
+def started(log: Path, what: str) -> list[tuple[int, str]]:
+    """The (pid, start method) of each ``what`` process the server's log says it started."""
+    return [(int(pid), method.decode()) for pid, method in
+            re.findall(rb"%s (\d+) started \((\w+)\)" % what.encode(), log.read_bytes())]
+
+
+def test_pbem_serve_forks_its_children_and_starts_a_dead_workers_successor_from_the_fork_server(
+        tmp_path: Path) -> None:
+    """Forked before the server's first thread, the worker and picture process share its loaded code (the memory
+    figures are in the README); a worker started again later, when the server has threads, comes from the fork
+    server, and applies the mail as the first did."""
+    harness = Harness(tmp_path, serve=False)
+    instance = Instance(tmp_path, "solo", harness, f"sqlite:///{tmp_path / 'solo.sqlite3'}", worker_process=True)
+    harness.port = instance.port
+    log = tmp_path / "solo.log"
+    try:
+        assert instance.process is not None
+        server = instance.process.pid
+        wait_until(lambda: started(log, "mail worker process") and started(log, "picture process"))
+        [(worker, worker_method)] = started(log, "mail worker process")
+        [(pictures, pictures_method)] = started(log, "picture process")
+        assert (worker_method, pictures_method) == ("fork", "fork")
+        assert parent_of(worker) == server and parent_of(pictures) == server
+        assert Path(f"/proc/{worker}/comm").read_text() == "pbem-worker\n"
+        os.kill(worker, signal.SIGKILL)
+        wait_until(lambda: len(started(log, "mail worker process")) == 2)
+        successor, method = started(log, "mail worker process")[1]
+        assert method == "forkserver" and parent_of(successor) != server and alive(successor)
+        harness.send("alice@players.example", harness.public, "help", subject="after the first worker died")
+        assert Player(harness, "alice@players.example").next_mail()["Subject"] == "Re: after the first worker died"
+    finally:
+        instance.stop()
+        harness.close()
