@@ -498,13 +498,18 @@ def clean_environment() -> dict[str, str]:
     return env
 
 
-def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: bool = False,
+def worker_setting(worker_process: bool | None) -> str:
+    """The [server] line that chooses where the mail worker runs; none for pbem's default (a process of its own)."""
+    return "" if worker_process is None else f"worker_process = {str(worker_process).lower()}\n"
+
+
+def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: bool | None = None,
                       url: str = "") -> Path:
     path = workdir / "pbem.toml"
     default_url = f"sqlite:///{workdir / 'pbem.sqlite3'}"
     path.write_text(
         f'[server]\ndomain = "{DOMAIN}"\nsecret_key = "bench-{uuid.uuid4().hex}"\n'
-        f"worker_process = {'true' if worker_process else 'false'}\n\n"
+        f"{worker_setting(worker_process)}\n"
         f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nmax_message_bytes = {MAX_MESSAGE_BYTES}\n\n'
         f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {sink_port}\nmaildir = "{workdir / "outbox"}"\n\n'
         f'[database]\nurl = "{url or default_url}"\n\n'
@@ -515,7 +520,7 @@ def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: 
     return path
 
 
-def start_pbem(workdir: Path, sink_port: int, worker_process: bool = False, url: str = "") -> ServerProcess:
+def start_pbem(workdir: Path, sink_port: int, worker_process: bool | None = None, url: str = "") -> ServerProcess:
     port = free_port()
     config = write_pbem_config(workdir, port, sink_port, worker_process, url)
     argv = [sys.executable, "-m", "pbem", "serve", "--config", str(config)]
@@ -995,7 +1000,7 @@ def cpu_use(server_pid: int, sink_pid: int = 0) -> Iterator[dict[str, float]]:
     wall = max(time.monotonic() - wall, 1e-9)
     figures["server_cpu_pct"] = 100 * (process_cpu_seconds(server_pid) - server) / wall
     # The server's own process and its picture process; the rest of server_cpu_pct is its mail worker process
-    # (worker_process = true).
+    # (unless worker_process = false).
     figures["server_process_cpu_pct"] = 100 * (process_cpu_seconds(server_pid, below=False) - alone) / wall
     pictures = process_cpu_seconds(server_pid, named=PICTURE_PROCESS) - pictures
     figures["picture_process_cpu_pct"] = 100 * pictures / wall
@@ -1042,7 +1047,7 @@ def py_spy(pid: int, output: Path | None, gil: bool) -> Iterator[None]:
     # GIL: only the thread holding it, which is where pbem's single core goes.
     # Non-blocking either way, so the sampling does not slow pbem down.
     mode = ["--gil"] if gil else ["--idle"]
-    # --subprocesses: the worker process too, when [server] worker_process is on.
+    # --subprocesses: the worker process too (unless [server] worker_process = false).
     argv = [executable, "record", "--pid", str(pid), "--rate", "200", *mode, "--threads", "--subprocesses",
             "--nonblocking", "--format", "raw", "-o", str(output)]
     try:
@@ -1189,7 +1194,7 @@ def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any]
                        "connection_per_message": args.connect_per_message,
                        "seed": args.seed, "cores": os.cpu_count(), "python": platform.python_version(),
                        "machine": platform.machine(), "database": "postgresql" if args.postgresql else "sqlite",
-                       "worker_process": args.worker_process},
+                       "worker_process": "default" if args.worker_process is None else args.worker_process},
         "bare_messages_per_s": bare["rate"],
         "pbem_moves_per_s": maximum["rate"],
         "ratio": ratio,
@@ -1308,9 +1313,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="with --profile: sample only the thread holding the GIL (where the CPU goes)")
     parser.add_argument("--postgresql", action="store_true",
                         help="pbem serve on a fresh PostgreSQL database (127.0.0.1:5432) instead of SQLite")
-    parser.add_argument("--worker-process", action="store_true",
-                        help="pbem serve with [server] worker_process = true (the mail worker in a process of "
-                             "its own; by default it is a thread of the server's process)")
+    worker = parser.add_mutually_exclusive_group()
+    worker.add_argument("--worker-process", dest="worker_process", action="store_true", default=None,
+                        help="pbem serve with [server] worker_process = true (the mail worker in a process of its "
+                             "own; pbem's default, which the bench uses when neither option is given)")
+    worker.add_argument("--worker-thread", dest="worker_process", action="store_false", default=None,
+                        help="pbem serve with [server] worker_process = false (the mail worker a thread of the "
+                             "server's process)")
     parser.add_argument("--floor-pad-bytes", type=int, default=0, metavar="BYTES",
                         help="also measure, for reference, a floor server whose second copy of each move carries "
                              "BYTES more of base64 lines, as pbem's notice carries its picture (36000: about pbem's "

@@ -182,11 +182,11 @@ def rss_sum_mb(pid: int) -> float:
 
 
 def start_serve(workdir: Path, url: str, domain: str, sink_port: int,
-                worker_process: bool = False) -> tuple[e2e.ServerProcess, float]:
+                worker_process: bool | None = None) -> tuple[e2e.ServerProcess, float]:
     """`pbem serve` on the seeded database; the seconds from process start to its "pbem serving" line."""
     config = workdir / "serve.toml"
     config.write_text(f'[server]\ndomain = "{domain}"\nsecret_key = "{KEY}"\n'
-                      f"worker_process = {str(worker_process).lower()}\n"
+                      f"{e2e.worker_setting(worker_process)}"
                       '[smtp]\nhost = "127.0.0.1"\nport = 0\n'
                       f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {sink_port}\n'
                       f'[database]\nurl = "{url}"\n[web]\nport = 0\n', encoding="utf-8")
@@ -455,8 +455,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000], help="games [1000 10000 100000]")
     parser.add_argument("--database", choices=("sqlite", "postgresql", "both"), default="both")
-    parser.add_argument("--worker-process", action="store_true",
-                        help="pbem serve with [server] worker_process = true (its mail worker in a process of its own)")
+    worker = parser.add_mutually_exclusive_group()
+    worker.add_argument("--worker-process", dest="worker_process", action="store_true", default=None,
+                        help="pbem serve with [server] worker_process = true (its mail worker in a process of its own; "
+                             "pbem's default, used when neither option is given)")
+    worker.add_argument("--worker-thread", dest="worker_process", action="store_false", default=None,
+                        help="pbem serve with [server] worker_process = false (its mail worker a thread of its "
+                             "process)")
     parser.add_argument("--due", type=int, default=100, help="deadlines due at the sweep (at most half the "
                         "active games) [100]")
     parser.add_argument("--worker-games", type=int, default=40,

@@ -33,7 +33,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "secret_key": "",
         "referee": "",
         "error_replies_per_hour": 20,
-        "worker_process": False,
+        "worker_process": True,
         "picture_process": True,
     },
     "smtp": {
@@ -96,7 +96,7 @@ class ServerSection:
     secret_key: str
     referee: str
     error_replies_per_hour: int
-    worker_process: bool  # apply mail in a process of its own (a second core); false: in the server's
+    worker_process: bool  # apply mail in a process of its own (a second core, the default); false: in the server's
     picture_process: bool  # draw the mails' board pictures in a process of their own; false: in the server's
 
 

@@ -154,7 +154,7 @@ def test_a_database_only_this_process_sees_keeps_the_worker_in_it(url: str, own_
     config = load_config(None, environ={"PBEM_DATABASE_URL": url, "PBEM_SERVER_WORKER_PROCESS": "true"})
     assert uses_worker_process(config) is own_process
     default = load_config(None, environ={"PBEM_DATABASE_URL": url})
-    assert uses_worker_process(default) is False  # the default: a thread of the server's process
+    assert uses_worker_process(default) is own_process  # the default: a process of its own where it can be
 
 
 def parent_of(pid: int) -> int:

@@ -66,6 +66,9 @@ class Harness:
             "PBEM_OUTBOUND_SMTP_PORT": str(self.sink_port),
             "PBEM_DATABASE_URL": database_url or f"sqlite:///{tmp_path / 'pbem.sqlite3'}",
             "PBEM_SERVER_SECRET_KEY": "test-key-" + uuid.uuid4().hex,
+            # The worker a thread of the server here, where tests reach into it; tests/test_worker_process.py and
+            # the e2e tests run it in a process of its own, pbem serve's default.
+            "PBEM_SERVER_WORKER_PROCESS": "false",
         }
         environ.update({name: str(value) for name, value in settings.items()})
         config_file = tmp_path / "pbem.toml"
