@@ -12,7 +12,8 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from multiprocessing.connection import Connection
 from multiprocessing.context import ForkContext, ForkServerContext
 
 __all__ = ["become_child", "child_context", "die_with", "forkserver", "name_process", "named", "preload"]
@@ -57,14 +58,20 @@ def child_context() -> ForkContext | ForkServerContext:
     return forkserver()
 
 
-def become_child(server: int, name: str) -> None:
+def become_child(server: int, name: str, servers_ends: Iterable[Connection] = ()) -> None:
     """What each of pbem serve's children does first: die with the server, take its name, leave Ctrl-C to the
     server (it reaches the whole process group; the server stops its children itself), and write no signal
-    into the server's event loop (a forked child inherits the loop's wake-up descriptor)."""
+    into the server's event loop (a forked child inherits the loop's wake-up descriptor).
+
+    ``servers_ends``: the server's ends of the pipes to this child, which a forked child holds copies of. Closed
+    here, so that the child reads the end of its own pipe when the server closes its end or dies.
+    """
     die_with(server)
     name_process(name)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.set_wakeup_fd(-1)
+    for end in servers_ends:
+        end.close()
 
 
 def die_with(server: int) -> None:

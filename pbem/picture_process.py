@@ -36,10 +36,10 @@ ANSWER_SECONDS = 30.0
 RESTART_SECONDS = 5.0
 
 
-def serve_pictures(server: int, requests: Connection) -> None:
+def serve_pictures(server: int, requests: Connection, servers_end: Connection) -> None:
     """The child's life: for each mail asked for (an outbox row's bytes, then its pictures' JSON), answer with
-    the mail, its pictures drawn in."""
-    become_child(server, "pbem-pictures")
+    the mail, its pictures drawn in, until the server closes ``servers_end`` (its end of ``requests``)."""
+    become_child(server, "pbem-pictures", (servers_end,))
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):  # the server closed the pipe, or is gone
         while True:
             raw = requests.recv_bytes()
@@ -103,7 +103,7 @@ class PictureProcess:
             ours, theirs = multiprocessing.Pipe(duplex=True)
             context = child_context()
             process = context.Process(target=serve_pictures, name="pbem-pictures", daemon=True,
-                                           args=(os.getpid(), theirs))
+                                           args=(os.getpid(), theirs, ours))
             process.start()
         except (OSError, RuntimeError) as error:  # out of processes or memory: draw here for a while
             log.error("cannot start the picture process (%s); drawing here for %.0f s", error, RESTART_SECONDS)

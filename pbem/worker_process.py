@@ -57,10 +57,10 @@ def _wait_for_nudge(nudges: Connection) -> None:
 
 
 def serve_mail(config: Config, server: int, nudges: Connection, reports: Connection,
-               logging_as: tuple[str, str] | None) -> None:
+               logging_as: tuple[str, str] | None, servers_ends: tuple[Connection, ...] = ()) -> None:
     """The worker process's life: wait for a nudge (or POLL_SECONDS), apply the waiting mail and the deadline
     notices batch by batch, and report after each batch (so delivery starts at once) and each round."""
-    become_child(server, "pbem-worker")
+    become_child(server, "pbem-worker", servers_ends)
     signal.signal(signal.SIGTERM, _Stop.ask)
     if logging_as is not None:
         configure_logging(*logging_as)
@@ -128,7 +128,7 @@ class MailWorkerProcess:
         nudged, nudging = context.Pipe(duplex=False)
         process = context.Process(
             target=serve_mail, name="pbem-mail-worker", daemon=True,
-            args=(self.config, os.getpid(), nudged, sending, configured()))
+            args=(self.config, os.getpid(), nudged, sending, configured(), (receiving, nudging)))
         process.start()
         # Published only once started: /healthz and the tests read pid from other threads, and a process
         # not yet started has none.

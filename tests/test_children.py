@@ -57,13 +57,15 @@ def test_a_child_is_forked_while_the_process_has_one_thread_and_comes_from_the_f
     assert methods == "fork forkserver"
 
 
-def test_a_child_writes_no_signal_into_its_parents_event_loop() -> None:
-    """A forked child inherits the descriptor Python writes each signal's number to (asyncio's wake-up)."""
+def test_a_child_writes_no_signal_into_its_parents_event_loop_and_keeps_none_of_its_pipes_ends() -> None:
+    """A forked child inherits the descriptor Python writes each signal's number to (asyncio's wake-up), and
+    the server's ends of the pipes to it."""
     left = run_python(
-        "import os, signal, socket; from pbem.children import become_child\n"
+        "import multiprocessing, os, signal, socket; from pbem.children import become_child\n"
         "ours, loop_side = socket.socketpair(); ours.setblocking(False)\n"
         "signal.set_wakeup_fd(ours.fileno())\n"
-        "become_child(os.getpid(), 'pbem-test')\n"
+        "servers_end, childs_end = multiprocessing.Pipe()\n"
+        "become_child(os.getpid(), 'pbem-test', (servers_end,))\n"
         "print(signal.set_wakeup_fd(-1), signal.getsignal(signal.SIGINT) is signal.SIG_IGN, "
-        "open('/proc/self/comm').read().strip())")
-    assert left == "-1 True pbem-test"
+        "open('/proc/self/comm').read().strip(), servers_end.closed, childs_end.closed)")
+    assert left == "-1 True pbem-test True False"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import subprocess
+import sys
 import time
 from email.message import EmailMessage
 from pathlib import Path
@@ -130,3 +132,25 @@ def test_pictures_can_be_drawn_in_the_servers_own_process(tmp_path: Path) -> Non
         assert _png_of(notice).startswith(b"\x89PNG")
     finally:
         harness.close()
+
+
+_FORKED_AND_CLOSED = """
+import time
+from pbem.picture_process import PictureProcess
+pictures = PictureProcess()
+pictures.start()  # this process has one thread: the child is forked, and holds a copy of our end of the pipe
+child = pictures._process
+started = time.monotonic()
+pictures.close()
+print(child._popen.method, child.exitcode, round(time.monotonic() - started, 2))
+"""
+
+
+def test_a_forked_child_ends_by_itself_when_the_server_closes_its_pipe() -> None:
+    """It closes its copy of the server's end first: else it never reads the end of the pipe, and the server
+    waits a second at every stop and then kills it."""
+    done = subprocess.run([sys.executable, "-c", _FORKED_AND_CLOSED], capture_output=True, text=True, check=True,
+                          timeout=60, cwd=Path(__file__).resolve().parents[1])
+    method, exitcode, seconds = done.stdout.split()
+    assert (method, exitcode) == ("fork", "0"), done.stdout  # not -9: it was not killed
+    assert float(seconds) < 0.9
