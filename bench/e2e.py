@@ -503,6 +503,17 @@ def worker_setting(worker_process: bool | None) -> str:
     return "" if worker_process is None else f"worker_process = {str(worker_process).lower()}\n"
 
 
+def add_worker_options(parser: argparse.ArgumentParser) -> None:
+    """--worker-process and --worker-thread, into ``worker_process``: True, False, or None for pbem's default."""
+    worker = parser.add_mutually_exclusive_group()
+    worker.add_argument("--worker-process", dest="worker_process", action="store_true", default=None,
+                        help="pbem serve with [server] worker_process = true (the mail worker in a process of its "
+                             "own; pbem's default, which the bench uses when neither option is given)")
+    worker.add_argument("--worker-thread", dest="worker_process", action="store_false", default=None,
+                        help="pbem serve with [server] worker_process = false (the mail worker a thread of the "
+                             "server's process)")
+
+
 def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: bool | None = None,
                       url: str = "") -> Path:
     path = workdir / "pbem.toml"
@@ -1313,13 +1324,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="with --profile: sample only the thread holding the GIL (where the CPU goes)")
     parser.add_argument("--postgresql", action="store_true",
                         help="pbem serve on a fresh PostgreSQL database (127.0.0.1:5432) instead of SQLite")
-    worker = parser.add_mutually_exclusive_group()
-    worker.add_argument("--worker-process", dest="worker_process", action="store_true", default=None,
-                        help="pbem serve with [server] worker_process = true (the mail worker in a process of its "
-                             "own; pbem's default, which the bench uses when neither option is given)")
-    worker.add_argument("--worker-thread", dest="worker_process", action="store_false", default=None,
-                        help="pbem serve with [server] worker_process = false (the mail worker a thread of the "
-                             "server's process)")
+    add_worker_options(parser)
     parser.add_argument("--floor-pad-bytes", type=int, default=0, metavar="BYTES",
                         help="also measure, for reference, a floor server whose second copy of each move carries "
                              "BYTES more of base64 lines, as pbem's notice carries its picture (36000: about pbem's "

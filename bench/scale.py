@@ -455,13 +455,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000], help="games [1000 10000 100000]")
     parser.add_argument("--database", choices=("sqlite", "postgresql", "both"), default="both")
-    worker = parser.add_mutually_exclusive_group()
-    worker.add_argument("--worker-process", dest="worker_process", action="store_true", default=None,
-                        help="pbem serve with [server] worker_process = true (its mail worker in a process of its own; "
-                             "pbem's default, used when neither option is given)")
-    worker.add_argument("--worker-thread", dest="worker_process", action="store_false", default=None,
-                        help="pbem serve with [server] worker_process = false (its mail worker a thread of its "
-                             "process)")
+    e2e.add_worker_options(parser)
     parser.add_argument("--due", type=int, default=100, help="deadlines due at the sweep (at most half the "
                         "active games) [100]")
     parser.add_argument("--worker-games", type=int, default=40,

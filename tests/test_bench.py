@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import base64
 import email
 import email.parser
@@ -381,3 +382,16 @@ def test_e2e_plans_each_games_moves_before_the_phases() -> None:
             state = engine.apply(state, engine.parse_action(state, planned.text)).state
         assert len(game.script) == 60 or e2e.choose_move(game, state) is None, seed  # over, or only phase-outs
         assert game.state == engine.setup()  # the phases before pbem's still start from the beginning
+
+
+def test_the_benches_run_pbems_own_worker_default_unless_told() -> None:
+    e2e = _bench_module("e2e")
+    parser = argparse.ArgumentParser()
+    e2e.add_worker_options(parser)
+    chosen = {tuple(argv): parser.parse_args(argv).worker_process
+              for argv in ([], ["--worker-process"], ["--worker-thread"])}
+    assert chosen == {(): None, ("--worker-process",): True, ("--worker-thread",): False}
+    with pytest.raises(SystemExit):  # not both
+        parser.parse_args(["--worker-process", "--worker-thread"])
+    assert e2e.worker_setting(None) == ""  # pbem's default is left to pbem
+    assert e2e.worker_setting(False) == "worker_process = false\n"
