@@ -47,10 +47,10 @@ def child_context() -> ForkContext | ForkServerContext:
     server (:func:`forkserver`).
 
     pbem serve starts its mail worker and picture process before its first thread. Forked then, a child shares
-    the server's imported code, loaded variants and frozen heap until one of them writes a page: the mail
-    worker cost 37 MB of memory beside the server after 300 moves, where from the fork server, which imports
-    everything again, it cost the worker and the fork server 92 MB (docs/hot-path.md). A child started later
-    (one that died) comes from the fork server: a fork copies the locks the other threads hold at that moment.
+    the server's imported code, loaded variants and frozen heap until one of them writes a page: a forked worker
+    had 37 MB of its own after 300 moves, the rest shared, where the fork server, which imports everything
+    again, and a worker started from it held 92 MB before the first mail (docs/hot-path.md). A child started
+    later (one that died) comes from the fork server: a fork copies the locks the other threads hold then.
     """
     if threading.active_count() == 1:
         fork: ForkContext = multiprocessing.get_context("fork")

@@ -103,7 +103,7 @@ class PictureProcess:
             ours, theirs = multiprocessing.Pipe(duplex=True)
             context = child_context()
             process = context.Process(target=serve_pictures, name="pbem-pictures", daemon=True,
-                                           args=(os.getpid(), theirs, ours))
+                                      args=(os.getpid(), theirs, ours))
             process.start()
         except (OSError, RuntimeError) as error:  # out of processes or memory: draw here for a while
             log.error("cannot start the picture process (%s); drawing here for %.0f s", error, RESTART_SECONDS)

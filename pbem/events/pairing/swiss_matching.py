@@ -137,7 +137,7 @@ class _Weights:
 
 def _match(entrants: list[Entrant]) -> list[tuple[Entrant, Entrant]] | None:
     """The best complete pairing of ``entrants``, or None when none avoids a rematch."""
-    # Imported here, not at the top: networkx is 25 MB of memory that every process importing the events
+    # Imported here, not at the top: networkx is about 10 MB of memory that every process importing the events
     # would hold, where only a Swiss round's pairing needs it (a few times a week, in one process).
     import networkx as nx
 
