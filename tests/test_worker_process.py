@@ -131,10 +131,8 @@ def test_the_worker_goes_when_the_server_is_killed(tmp_path: Path) -> None:
     instance = Instance(tmp_path, "solo", harness, f"sqlite:///{tmp_path / 'solo.sqlite3'}", worker_process=True)
     try:
         log = tmp_path / "solo.log"
-        wait_until(lambda: b"mail worker process" in log.read_bytes())
-        started = re.search(rb"mail worker process (\d+) started", log.read_bytes())
-        assert started, log.read_text()
-        pid = int(started.group(1))
+        wait_until(lambda: started(log, "mail worker process"))
+        [(pid, _)] = started(log, "mail worker process")
         assert alive(pid)
         instance.kill()
         wait_until(lambda: not alive(pid), timeout=10)

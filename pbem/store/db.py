@@ -348,9 +348,13 @@ class Database:
         seen by one query.
         """
         head = migration_head()
-        if head is not None and self._schema_revision() == head:
-            schema.metadata.create_all(self.engine)  # the safety net below, as after an upgrade
-            return
+        if head is None or self._schema_revision() != head:
+            self._upgrade()
+        # Tables of models that have no migration yet (a safety net; tests check there are none).
+        schema.metadata.create_all(self.engine)
+
+    def _upgrade(self) -> None:
+        """Alembic's upgrade to the head, on this connection and under the writers' lock."""
         from alembic import command
         from alembic.config import Config as AlembicConfig
 
@@ -368,8 +372,6 @@ class Database:
                 if "leased_by" in {c["name"] for c in inspect(connection).get_columns("outboxitem")}:
                     command.stamp(config, "0004" if "event" in tables else "0003")
             command.upgrade(config, "head")
-        # Tables of models that have no migration yet (a safety net; tests check there are none).
-        schema.metadata.create_all(self.engine)
 
     def _schema_revision(self) -> str | None:
         """The migration the database was last brought to; None for a database without Alembic's table."""
