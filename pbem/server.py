@@ -35,6 +35,9 @@ SWEEP_POLL_SECONDS = 10.0
 #: A loop that has not gone round for this long is reported stuck by /healthz (a round waits POLL_SECONDS
 #: at most when idle; a long batch of work may take a while).
 LOOP_STALL_SECONDS = 120.0
+#: How long the delivery loop sends round after round before it folds the sent marks and goes round (see
+#: Deliverer.deliver_due).
+DELIVERY_SECONDS = 0.5
 
 
 class Server:
@@ -179,7 +182,7 @@ class Server:
             self._beats["delivery"] = time.monotonic()
             wait = POLL_SECONDS
             try:
-                while await asyncio.to_thread(self.deliverer.deliver_due):
+                while await asyncio.to_thread(self.deliverer.deliver_due, DELIVERY_SECONDS):
                     pass
                 due = await asyncio.to_thread(self.deliverer.next_due_in)
                 if due is not None:

@@ -18,6 +18,7 @@ import re
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,6 +43,12 @@ _LEADER_LOCK = 0x7062656E  # the advisory lock key held by the instance that run
 _CLAIM_SPACE = {"game": 0x70626367, "analysis": 0x70626361}  # first keys of per-game / per-request claims
 #: Rows failed in one round of a queue before the round ends (each failure redoes its batch).
 _FAILURES_PER_ROUND = 8
+#: How long a queue's batch keeps the writers' lock before it lets a waiting writer in (SQLite; see
+#: Database.work_through). Let in after every mail, the listener's group commits came between the worker's
+#: mails a hundred times a second, and each hand-over between the two processes cost the worker, the one
+#: stage every move waits in, a wake-up on a busy machine (a seventh of its time went waiting for the lock).
+#: A stored mail's 250 waits at most this much longer; the listener's commits take more mails each.
+YIELD_AFTER_SECONDS = 0.02
 # The two-key advisory lock functions take int4s; psycopg would send Python ints as bigint.
 _TRY_CLAIM = text("SELECT pg_try_advisory_lock(CAST(:space AS integer), CAST(:number AS integer))")
 _UNCLAIM = text("SELECT pg_advisory_unlock(CAST(:space AS integer), CAST(:number AS integer))")
@@ -484,8 +491,9 @@ class Database:
         """A queue's discipline: ``waiting`` (a cheap select of one id) says whether anything waits, so an
         empty queue costs no write lock; then one transaction claims the rows of ``batch`` (oldest first,
         limited: a select, or a ``Prepared`` one that takes its rows as :meth:`claimable` would) and hands
-        each to ``handle``, committing early when another writer waits (the rows not handled stay as they
-        were, for the next round). False when nothing waited.
+        each to ``handle``, committing early when another writer waits and the batch has held the writers' lock
+        for :data:`YIELD_AFTER_SECONDS` (the rows not handled stay as they were, for the next round). False when
+        nothing waited.
 
         A row whose ``handle`` raises takes its whole transaction with it: ``fail`` then records it, in a
         transaction of its own, so that ``batch`` no longer selects it, and the batch is claimed again, its
@@ -514,6 +522,7 @@ class Database:
         # Not durable at commit: the queues' work leaves the server only as mail, which the deliverer sends
         # after a sync (see transaction); the commit's fsync was a tenth of the worker's time, under the lock.
         with self.transaction(durable=False) as session:
+            held_since = time.monotonic()
             rows = batch.rows(session) if isinstance(batch, Prepared) else list(
                 session.exec(self.claimable(batch)).all())
             for handled, row in enumerate(rows, 1):
@@ -522,7 +531,8 @@ class Database:
                     session.flush()  # the row's own writes fail here, not in the next row's or at the commit
                 except Exception as error:
                     raise _RowFailed(row, error, handled - 1) from error
-                if handled < len(rows) and self.writers_waiting():
+                if (handled < len(rows) and time.monotonic() - held_since >= YIELD_AFTER_SECONDS
+                        and self.writers_waiting()):
                     self._rows_left.add(id(waiting))
                     break  # commit now and let them in; the rows left wait for the next round
         return bool(rows)

@@ -225,9 +225,11 @@ class SlowSink:
     """A relay that takes its time (a smarthost across a network): it counts the transactions open at once, and
     the mails it is taking at once (from a mail's final dot to its answer)."""
 
-    def __init__(self, pause: float) -> None:
+    def __init__(self, pause: float, data_pause: float | None = None) -> None:
         self.pause = pause
+        self.data_pause = pause if data_pause is None else data_pause  # the final dot's answer
         self.received: list[tuple[str, bytes]] = []
+        self.connections: dict[str, list[str]] = {}  # by the client's port: the recipients in the order taken
         self.open = self.most_open = 0
         self.taking = self.most_taking = 0
 
@@ -242,9 +244,10 @@ class SlowSink:
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         self.taking += 1
         self.most_taking = max(self.most_taking, self.taking)
-        await asyncio.sleep(self.pause)
+        await asyncio.sleep(self.data_pause)
         assert isinstance(envelope.original_content, bytes)
         self.received.append((envelope.rcpt_tos[0], envelope.original_content))
+        self.connections.setdefault(str(session.peer), []).append(envelope.rcpt_tos[0])
         self.taking -= 1
         self.open -= 1
         return "250 OK"
@@ -276,6 +279,39 @@ def test_mails_to_several_players_go_on_several_connections_and_are_taken_one_at
             numbers = [int(raw.split(b"mail ")[1]) for to, raw in sink.received if to == player]
             assert numbers == sorted(numbers) and len(numbers) == 3
         assert {row.status for row in outbox(pipe)} == {"sent"}
+    finally:
+        deliverer.close()
+        relay.stop()
+        pipe.close()
+
+
+def test_a_connection_that_is_done_takes_the_next_recipients_mails(tmp_path: Path) -> None:
+    """The round's connections share its recipients: one with many mails keeps a connection busy while the others
+    take everybody else's, so the round lasts as long as its longest recipient, not its longest fixed lane."""
+    pipe = Pipeline(tmp_path)
+    sink = SlowSink(pause=0.03, data_pause=0.0)  # slow envelopes, which the connections send side by side
+    relay = Controller(sink, hostname="127.0.0.1", port=free_port())
+    relay.start()
+    deliverer = Deliverer(pipe.db, "127.0.0.1", relay.port, str(tmp_path / "unused"))
+    # The busy recipient's twelve mails take twice as long as the others' eighteen on three connections.
+    recipients = ["busy@players.example"] * 12 + [f"p{number}@players.example" for number in range(18)]
+    try:
+        with pipe.db.transaction() as session:
+            for number, recipient in enumerate(recipients):
+                session.add(OutboxItem(recipient=recipient, message_id=f"<{number}@test>",
+                                       raw=f"Subject: {number}\r\n\r\nmail {number}\r\n".encode(),
+                                       next_attempt_at=utcnow(), created_at=utcnow()))
+        assert deliverer.deliver_due() == 30
+        busy = [taken for taken in sink.connections.values() if "busy@players.example" in taken]
+        # The busy recipient's mails on one connection, in order, and nobody else's behind them: the other three
+        # connections took the eighteen others while it sent them. (Dealt to fixed lanes by a hash of the
+        # address, five of the others went behind the busy recipient.)
+        assert busy == [["busy@players.example"] * 12]
+        others = [taken for taken in sink.connections.values() if "busy@players.example" not in taken]
+        assert len(others) == 3 and all(taken for taken in others) and sum(map(len, others)) == 18
+        numbers = [int(raw.split(b"mail ")[1]) for to, raw in sink.received if to == "busy@players.example"]
+        assert numbers == list(range(12))
+        assert sink.most_taking == 1
     finally:
         deliverer.close()
         relay.stop()

@@ -93,7 +93,7 @@ def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(
             pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
         crashed = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
         # The round of a process that dies before its fold: every mail sent and marked in the journal.
-        assert crashed._run_lane(0, crashed._claim_due(), {}) == 3  # sends, marks in the journal, no fold
+        assert crashed._run_lane(0, crashed._by_recipient(crashed._claim_due()), {}) == 3  # marked, not folded
         crashed._close()
         assert len(sink.received) == 3
         assert {row.status for row in outbox(pipe)} == {"pending"}  # leased, marked only in the journal
@@ -102,6 +102,49 @@ def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(
         assert {row.status for row in outbox(pipe)} == {"sent"}
         assert restarted.deliver_due() == 0 and len(sink.received) == 3
         restarted.close()
+    finally:
+        pipe.close()
+
+
+def test_rounds_of_one_call_leave_the_marked_mails_out_and_fold_them_once_at_the_end(
+        tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
+    """deliver_due(for_seconds) sends round after round without folding between them (a fold waits for the
+    writers' lock): a mail marked sent in the journal and still pending in the outbox is not claimed again."""
+    sink, port = relay
+    pipe = Pipeline(tmp_path)
+    try:
+        for number in range(12):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"), batch=5)
+        folded: list[int] = []
+        fold = deliverer.fold
+
+        def counted() -> int:
+            folded.append(count := fold())
+            return count
+
+        deliverer.fold = counted  # type: ignore[method-assign]
+        assert deliverer.deliver_due(for_seconds=60) == 12  # three rounds: 5, 5 and 2
+        assert sorted(to for to, _ in sink.received) == sorted(f"p{n}@players.example" for n in range(12))
+        assert folded == [0, 12]  # nothing before the first round, all twelve after the last
+        assert {row.status for row in outbox(pipe)} == {"sent"}
+        assert deliverer.deliver_due(for_seconds=60) == 0 and len(sink.received) == 12
+        deliverer.close()
+    finally:
+        pipe.close()
+
+
+def test_one_round_by_default(tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
+    sink, port = relay
+    pipe = Pipeline(tmp_path)
+    try:
+        for number in range(7):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"), batch=5)
+        assert deliverer.deliver_due() == 5
+        assert [row.status for row in outbox(pipe)].count("sent") == 5  # folded when the call returns
+        assert deliverer.deliver_due() == 2 and len(sink.received) == 7
+        deliverer.close()
     finally:
         pipe.close()
 

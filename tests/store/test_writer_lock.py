@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
+from pbem.store import db as db_module
 from pbem.store.db import Database
 from pbem.store.models import Setting
 
@@ -166,7 +167,9 @@ def never_fails(_session: Session, row: Setting, error: Exception) -> None:
     raise AssertionError(f"{row.key} failed: {error!r}")
 
 
-def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path: Path) -> None:
+def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db_module, "YIELD_AFTER_SECONDS", 0.0)  # lets a writer in as soon as it waits
     db, queued = queued_settings(tmp_path, 5)
     handled: list[str] = []
     waiter = threading.Thread(target=lambda: db.write(update_setting()))
@@ -189,7 +192,58 @@ def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path
     assert handled == [f"queued-{number}" for number in range(5)]
 
 
-def test_a_round_cut_short_goes_on_without_polling_and_an_empty_queue_is_polled_again(tmp_path: Path) -> None:
+def test_a_batch_keeps_the_lock_from_a_waiting_writer_until_it_has_held_it_long_enough(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer that comes while a batch is young waits: the batch lets it in only once it has held the lock for
+    YIELD_AFTER_SECONDS, so the listener's commits do not come between every two of the worker's mails."""
+    monkeypatch.setattr(db_module, "YIELD_AFTER_SECONDS", 0.3)
+    db, queued = queued_settings(tmp_path, 6)
+    handled: list[tuple[str, float]] = []
+    waiter = threading.Thread(target=lambda: db.write(update_setting()))
+    began = time.monotonic()
+
+    def handle(_session: Session, row: Setting) -> None:
+        row.value = "done"
+        handled.append((row.key, time.monotonic() - began))
+        if len(handled) == 1:
+            waiter.start()
+            assert wait_until(db.writers_waiting)
+        time.sleep(0.1)
+
+    assert db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle, never_fails)
+    waiter.join(10)
+    # Rows went on after the writer came, and the batch ended after the first row that found 0.3 s held.
+    assert 2 < len(handled) < 6
+    assert all(at < 0.3 for _, at in handled[:-1]) and handled[-1][1] + 0.1 >= 0.3
+    with db.read() as reader:
+        assert reader.exec(select(Setting.value).where(Setting.key == "waiter")).one() == "1"
+        assert len(reader.exec(queued).all()) == 6 - len(handled)
+
+
+def test_a_huge_threshold_keeps_a_writer_out_for_the_whole_batch(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db_module, "YIELD_AFTER_SECONDS", 3600.0)
+    db, queued = queued_settings(tmp_path, 4)
+    handled: list[str] = []
+    waiter = threading.Thread(target=lambda: db.write(update_setting()))
+
+    def handle(_session: Session, row: Setting) -> None:
+        row.value = "done"
+        handled.append(row.key)
+        if len(handled) == 1:
+            waiter.start()
+            assert wait_until(db.writers_waiting)
+
+    assert db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle, never_fails)
+    waiter.join(10)
+    assert handled == [f"queued-{number}" for number in range(4)]  # one transaction for the whole batch
+    with db.read() as reader:
+        assert reader.exec(queued).all() == []
+
+
+def test_a_round_cut_short_goes_on_without_polling_and_an_empty_queue_is_polled_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db_module, "YIELD_AFTER_SECONDS", 0.0)
     db, queued = queued_settings(tmp_path, 3)
     waiting, batch = queued.limit(1), queued.order_by(col(Setting.key)).limit(10)
     polls: list[bool] = []
