@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import socket
 import sys
 import tempfile
 import time
@@ -60,6 +61,20 @@ def serve_relay(port: int, pause: float) -> None:
         time.sleep(3600)
 
 
+def wait_listening(port: int, seconds: float = 60.0) -> None:
+    """Return once the relay on ``port`` takes a connection: a fixed second was too short for a spawned process on a
+    busy machine, and the first round then found the relay down."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"relay_lanes: the relay did not listen on port {port} within {seconds:.0f} s") from None
+            time.sleep(0.05)
+
+
 def deliver(connections: int, mails: int, players: int, port: int, batch: int) -> tuple[float, float]:
     """Seconds to deliver ``mails`` queued mails on ``connections`` relay connections, ``batch`` a round, and the
     CPU seconds this process spent on it."""
@@ -99,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     port = free_port()
     relay = multiprocessing.get_context("spawn").Process(target=serve_relay, args=(port, args.pause), daemon=True)
     relay.start()
-    time.sleep(1.0)
+    wait_listening(port)
     try:
         lanes = delivery.RELAY_CONNECTIONS
         batch = args.batch or args.mails

@@ -253,6 +253,15 @@ class SlowSink:
         return "250 OK"
 
 
+def queue_numbered_mails(pipe: Pipeline, recipients: list[str]) -> None:
+    """One mail to each of ``recipients``, in their order, its body "mail N" (N its place in the list)."""
+    with pipe.db.transaction() as session:
+        for number, recipient in enumerate(recipients):
+            session.add(OutboxItem(recipient=recipient, message_id=f"<{number}@test>",
+                                   raw=f"Subject: {number}\r\n\r\nmail {number}\r\n".encode(),
+                                   next_attempt_at=utcnow(), created_at=utcnow()))
+
+
 def test_mails_to_several_players_go_on_several_connections_and_are_taken_one_at_a_time(tmp_path: Path) -> None:
     pipe = Pipeline(tmp_path)
     sink = SlowSink(pause=0.05)
@@ -261,11 +270,7 @@ def test_mails_to_several_players_go_on_several_connections_and_are_taken_one_at
     deliverer = Deliverer(pipe.db, "127.0.0.1", relay.port, str(tmp_path / "unused"))
     recipients = [f"p{number % 8}@players.example" for number in range(24)]  # three mails to each of eight
     try:
-        with pipe.db.transaction() as session:
-            for number, recipient in enumerate(recipients):
-                session.add(OutboxItem(recipient=recipient, message_id=f"<{number}@test>",
-                                       raw=f"Subject: {number}\r\n\r\nmail {number}\r\n".encode(),
-                                       next_attempt_at=utcnow(), created_at=utcnow()))
+        queue_numbered_mails(pipe, recipients)
         started = time.monotonic()
         assert deliverer.deliver_due() == 24
         took = time.monotonic() - started
@@ -296,11 +301,7 @@ def test_a_connection_that_is_done_takes_the_next_recipients_mails(tmp_path: Pat
     # The busy recipient's twelve mails take twice as long as the others' eighteen on three connections.
     recipients = ["busy@players.example"] * 12 + [f"p{number}@players.example" for number in range(18)]
     try:
-        with pipe.db.transaction() as session:
-            for number, recipient in enumerate(recipients):
-                session.add(OutboxItem(recipient=recipient, message_id=f"<{number}@test>",
-                                       raw=f"Subject: {number}\r\n\r\nmail {number}\r\n".encode(),
-                                       next_attempt_at=utcnow(), created_at=utcnow()))
+        queue_numbered_mails(pipe, recipients)
         assert deliverer.deliver_due() == 30
         busy = [taken for taken in sink.connections.values() if "busy@players.example" in taken]
         # The busy recipient's mails on one connection, in order, and nobody else's behind them: the other three

@@ -106,6 +106,14 @@ def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(
         pipe.close()
 
 
+def registered(pipe: Pipeline, players: int, port: int, tmp_path: Path) -> Deliverer:
+    """``players`` registered (a welcome mail each queued), and a deliverer to the relay at ``port`` that claims
+    five mails a round."""
+    for number in range(players):
+        pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+    return Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"), batch=5)
+
+
 def test_rounds_of_one_call_leave_the_marked_mails_out_and_fold_them_once_at_the_end(
         tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
     """deliver_due(for_seconds) sends round after round without folding between them (a fold waits for the
@@ -113,9 +121,7 @@ def test_rounds_of_one_call_leave_the_marked_mails_out_and_fold_them_once_at_the
     sink, port = relay
     pipe = Pipeline(tmp_path)
     try:
-        for number in range(12):
-            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
-        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"), batch=5)
+        deliverer = registered(pipe, 12, port, tmp_path)
         folded: list[int] = []
         fold = deliverer.fold
 
@@ -138,9 +144,7 @@ def test_one_round_by_default(tmp_path: Path, relay: tuple[SinkHandler, int]) ->
     sink, port = relay
     pipe = Pipeline(tmp_path)
     try:
-        for number in range(7):
-            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
-        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"), batch=5)
+        deliverer = registered(pipe, 7, port, tmp_path)
         assert deliverer.deliver_due() == 5
         assert [row.status for row in outbox(pipe)].count("sent") == 5  # folded when the call returns
         assert deliverer.deliver_due() == 2 and len(sink.received) == 7

@@ -167,19 +167,29 @@ def never_fails(_session: Session, row: Setting, error: Exception) -> None:
     raise AssertionError(f"{row.key} failed: {error!r}")
 
 
-def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(db_module, "YIELD_AFTER_SECONDS", 0.0)  # lets a writer in as soon as it waits
-    db, queued = queued_settings(tmp_path, 5)
-    handled: list[str] = []
+def letting_a_writer_come(db: Database, handled: list[str], after: int = 1,
+                          pause: float = 0.0) -> tuple[Callable[[Session, Setting], None], threading.Thread]:
+    """A batch's ``handle`` that marks each row done and keeps its key in ``handled``, and after the ``after``-th row
+    starts a writer and waits until the batch sees it waiting (then ``pause`` seconds a row); and that writer."""
     waiter = threading.Thread(target=lambda: db.write(update_setting()))
 
     def handle(_session: Session, row: Setting) -> None:
         row.value = "done"
         handled.append(row.key)
-        if len(handled) == 2:  # a writer comes while the batch is under way
+        if len(handled) == after:  # a writer comes while the batch is under way
             waiter.start()
             assert wait_until(db.writers_waiting)
+        time.sleep(pause)
+
+    return handle, waiter
+
+
+def test_a_batch_commits_early_for_a_waiting_writer_and_leaves_the_rest(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db_module, "YIELD_AFTER_SECONDS", 0.0)  # lets a writer in as soon as it waits
+    db, queued = queued_settings(tmp_path, 5)
+    handled: list[str] = []
+    handle, waiter = letting_a_writer_come(db, handled, after=2)
 
     assert db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle, never_fails)
     waiter.join(10)
@@ -198,23 +208,14 @@ def test_a_batch_keeps_the_lock_from_a_waiting_writer_until_it_has_held_it_long_
     YIELD_AFTER_SECONDS, so the listener's commits do not come between every two of the worker's mails."""
     monkeypatch.setattr(db_module, "YIELD_AFTER_SECONDS", 0.3)
     db, queued = queued_settings(tmp_path, 6)
-    handled: list[tuple[str, float]] = []
-    waiter = threading.Thread(target=lambda: db.write(update_setting()))
+    handled: list[str] = []
+    handle, waiter = letting_a_writer_come(db, handled, pause=0.1)
     began = time.monotonic()
-
-    def handle(_session: Session, row: Setting) -> None:
-        row.value = "done"
-        handled.append((row.key, time.monotonic() - began))
-        if len(handled) == 1:
-            waiter.start()
-            assert wait_until(db.writers_waiting)
-        time.sleep(0.1)
-
     assert db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle, never_fails)
+    took = time.monotonic() - began
     waiter.join(10)
-    # Rows went on after the writer came, and the batch ended after the first row that found 0.3 s held.
-    assert 2 < len(handled) < 6
-    assert all(at < 0.3 for _, at in handled[:-1]) and handled[-1][1] + 0.1 >= 0.3
+    # Rows went on after the writer came (0.1 s each), and the batch ended once it had held the lock 0.3 s.
+    assert 2 < len(handled) < 6 and took >= 0.3
     with db.read() as reader:
         assert reader.exec(select(Setting.value).where(Setting.key == "waiter")).one() == "1"
         assert len(reader.exec(queued).all()) == 6 - len(handled)
@@ -225,14 +226,7 @@ def test_a_huge_threshold_keeps_a_writer_out_for_the_whole_batch(tmp_path: Path,
     monkeypatch.setattr(db_module, "YIELD_AFTER_SECONDS", 3600.0)
     db, queued = queued_settings(tmp_path, 4)
     handled: list[str] = []
-    waiter = threading.Thread(target=lambda: db.write(update_setting()))
-
-    def handle(_session: Session, row: Setting) -> None:
-        row.value = "done"
-        handled.append(row.key)
-        if len(handled) == 1:
-            waiter.start()
-            assert wait_until(db.writers_waiting)
+    handle, waiter = letting_a_writer_come(db, handled)
 
     assert db.work_through(queued.limit(1), queued.order_by(col(Setting.key)).limit(10), handle, never_fails)
     waiter.join(10)
@@ -255,14 +249,7 @@ def test_a_round_cut_short_goes_on_without_polling_and_an_empty_queue_is_polled_
 
     db.waiting = counted  # type: ignore[method-assign]
     handled: list[str] = []
-    waiter = threading.Thread(target=lambda: db.write(update_setting()))
-
-    def handle(_session: Session, row: Setting) -> None:
-        row.value = "done"
-        handled.append(row.key)
-        if len(handled) == 1:
-            waiter.start()
-            assert wait_until(db.writers_waiting)
+    handle, waiter = letting_a_writer_come(db, handled)
 
     assert db.work_through(waiting, batch, handle, never_fails)  # polled, then cut short after the first row
     waiter.join(10)
