@@ -71,7 +71,7 @@ def wait_listening(port: int, seconds: float = 60.0) -> None:
                 return
         except OSError:
             if time.monotonic() > deadline:
-                raise SystemExit(f"relay_lanes: the relay did not listen on port {port} within {seconds:.0f} s") from None
+                raise SystemExit(f"relay_lanes: no relay listened on port {port} within {seconds:.0f} s") from None
             time.sleep(0.05)
 
 
