@@ -176,9 +176,9 @@ class Deliverer:
             return []  # nothing due: no write lock taken
         due_now = {"now": utcnow(), "batch": self.batch, "marked": sorted(self._marked)}
         if self.db.is_sqlite:
-            # One instance per SQLite file and one deliverer in it, whose round ends with its marks folded
-            # in: nobody else could take these rows, and a restart releases every lease anyway. A lease
-            # would only cost a commit (and the writers' lock) per round.
+            # One instance per SQLite file and one deliverer in it, which leaves out what it marked and has
+            # not folded yet: nobody else could take these rows, and a restart releases every lease anyway.
+            # A lease would only cost a commit (and the writers' lock) per round.
             with self.db.read() as session:
                 items = list(session.exec(_DUE, params=due_now).all())
                 session.expunge_all()
