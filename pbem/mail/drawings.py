@@ -19,7 +19,8 @@ class Drawings:
 
     One thread draws, waiting on the picture process without the interpreter lock. It draws the round
     that is sending first, in the order its lanes send (each lane's first mail, then each one's second,
-    ...), then the mails the next round will claim (``ahead``). Drawn only when a round was claimed, a
+    ...; the deliverer's connections share one queue, which it passes as a single lane), then the mails the
+    next round will claim (``ahead``). Drawn only when a round was claimed, a
     lane's first mails waited 3.2 ms on average for their pictures (p90 9.8 ms), a third of a lane's time
     with a picture mail (docs/hot-path.md). Drawing is deterministic: a mail drawn a round early is the
     mail drawn when it is sent.
