@@ -35,9 +35,10 @@ SWEEP_POLL_SECONDS = 10.0
 #: A loop that has not gone round for this long is reported stuck by /healthz (a round waits POLL_SECONDS
 #: at most when idle; a long batch of work may take a while).
 LOOP_STALL_SECONDS = 120.0
-#: How long the delivery loop sends round after round before it folds the sent marks and goes round (see
-#: Deliverer.deliver_due).
-DELIVERY_SECONDS = 0.5
+#: How long a call of the delivery loop claims mail as it comes due before it goes round (see
+#: Deliverer.deliver_due): its heartbeat for /healthz, and a mail retried after a failure, which a call's later
+#: claims leave for the next call, go out by then.
+DELIVERY_SECONDS = 5.0
 
 
 class Server:
@@ -85,13 +86,18 @@ class Server:
         """A report of the worker process: a batch applied (mail to deliver), a round that moved deadlines."""
         self._beats["worker"] = time.monotonic()
         if kind == "batch":
-            self._outbox_event.set()
+            self._mail_queued()
         elif kind == "moved":  # moves moved deadlines: re-arm the alarm; the computer may owe a move
             self._computer_event.set()
             self.alarm.wake_at(next_event)
 
-    def _wake_delivery(self) -> None:
+    def _mail_queued(self) -> None:
+        """Mail was queued: the delivery loop claims it, or the call under way does as soon as it has room."""
         self._outbox_event.set()
+        self.deliverer.wake()
+
+    def _wake_delivery(self) -> None:
+        self._mail_queued()
         self._computer_event.set()  # a finished turn frees a worker for the next one
 
     async def start(self) -> None:
@@ -155,7 +161,7 @@ class Server:
                 worked = False
                 while await asyncio.to_thread(self.worker.process_next, WORKER_BATCH):
                     worked = True
-                    self._outbox_event.set()
+                    self._mail_queued()
                 if worked:  # moves moved deadlines: re-arm the alarm; the computer may owe a move
                     self._computer_event.set()
                     self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
@@ -171,7 +177,7 @@ class Server:
             if not await asyncio.to_thread(self.leadership.hold):
                 return  # another instance runs the scheduler; we take over if it dies
             if await asyncio.to_thread(self.sweeper.sweep):
-                self._outbox_event.set()
+                self._mail_queued()
                 self._wake_worker()  # the worker writes the mails of the notices the sweep left
             self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
         except Exception:

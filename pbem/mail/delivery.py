@@ -1,4 +1,5 @@
-"""Delivering the outbox: due rows leased, sent through the relay (or into a Maildir), retried with backoff."""
+"""Delivering the outbox: due rows claimed as they come due, sent through the relay (or into a Maildir), retried
+with backoff."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import smtplib
 import socket
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime, timedelta
@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Integer, bindparam
-from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select, update
 
 from pbem.mail.compose import plain_address
 from pbem.mail.drawings import Drawings
 from pbem.mail.inbound.headers import PLAIN_ADDRESS
 from pbem.mail.later_pictures import finished
+from pbem.mail.recipient_queue import RecipientQueue
 from pbem.mail.sent_journal import SentJournal
 from pbem.metrics import OUTBOX_RETRIED, OUTBOX_SENT
 from pbem.store.db import Database
@@ -38,11 +38,20 @@ __all__ = ["MAX_ATTEMPTS", "RELAY_CONNECTIONS", "Deliverer", "dot_stuffed"]
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 30
-#: Relay connections a round sends on at once (a recipient's mails on one of them, in order): their round trips
+#: Relay connections sending at once (a recipient's mails on one of them, in order): their round trips
 #: overlap, while a mail's final dot and its sent mark still go one at a time (see _run_lane). A connection's
 #: mark is synced to the disk while it sends its next mail's envelope, before that mail's final dot. Eight
 #: made the final dots the bound (a connection waited 6.7 ms a mail for its turn, against 1.2 with four).
 RELAY_CONNECTIONS = 4
+#: More mails are claimed once fewer than this many recipients wait for a connection: enough left to send while
+#: the claim reads the outbox and the new mails' pictures are drawn.
+REFILL_BELOW = 2 * RELAY_CONNECTIONS
+#: How often a call folds the journal's marks into the outbox while its connections send (on a thread of its own:
+#: a fold waits for the writers' lock, which the mail worker holds).
+FOLD_SECONDS = 0.5
+#: How often a call that found nothing new due looks again while its connections send, when nobody wakes it
+#: (``Deliverer.wake``: pbem serve does when the worker has queued mail).
+REFILL_POLL_SECONDS = 0.05
 _BACKOFF_BASE_SECONDS = 2.0
 _BACKOFF_MAX_SECONDS = 3600.0
 _LEASE = timedelta(minutes=5)
@@ -58,15 +67,15 @@ _PLAIN_PATH = re.compile(PLAIN_ADDRESS)
 #: What a failed sending raises: the relay's refusals and the network's errors (counted; retried unless permanent).
 _SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
 #: The pending mails due at ``now``, oldest first, at most ``batch``, but for those ``marked`` sent in the journal
-#: and not yet folded (see Deliverer.deliver_due); built once, since every round asks.
+#: and not yet folded (see Deliverer.deliver_due): a call's first claim. Built once, since every call asks.
 _PENDING_DUE = (col(OutboxItem.status) == OutboxStatus.PENDING, col(OutboxItem.next_attempt_at) <= bindparam("now"))
 _DUE = (select(OutboxItem).where(*_PENDING_DUE, col(OutboxItem.id).not_in(bindparam("marked", expanding=True)))
         .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
-#: The picture mails due after a round's last (``after``), which the next round will claim: drawn while it sends.
-_DUE_AFTER = (select(OutboxItem.id, OutboxItem.raw, OutboxItem.pictures)
-              .where(*_PENDING_DUE, col(OutboxItem.id) > bindparam("after"), col(OutboxItem.pictures) != "")
+#: The same, newer than the call's claims so far (``after``): the claims while its connections send. What it
+#: claimed, sent or not, is older; a mail retried meanwhile, older too, waits for the next call.
+_DUE_AFTER = (select(OutboxItem).where(*_PENDING_DUE, col(OutboxItem.id) > bindparam("after"))
               .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
-#: When the earliest pending mail is due; built once, since every delivery round asks.
+#: When the earliest pending mail is due; built once, since every delivery call asks.
 _NEXT_DUE = (select(OutboxItem.next_attempt_at).where(col(OutboxItem.status) == OutboxStatus.PENDING)
              .order_by(col(OutboxItem.next_attempt_at)).limit(1))
 
@@ -159,32 +168,43 @@ class Deliverer:
         self.instance = secrets.token_hex(8)  # names this process's leases
         self._connections: dict[int, _RelayConnection] = {}  # by lane (see _lanes)
         self._lane_pool: ThreadPoolExecutor | None = None
+        self._folder: ThreadPoolExecutor | None = None  # folds while the connections send (see _keep_claiming)
         self._one_at_a_time = threading.Lock()  # from a mail's final dot to its mark (see _run_lane)
-        # Draws the pictures of a round's mails (pbem.mail.later_pictures) while this thread waits for the
-        # relay's answers, and the next round's: drawing one after the other with the sending made the
-        # deliverer the server's bound.
-        self._drawings = Drawings(finish, most_held=2 * batch)
+        # Draws the pictures of the claimed mails (pbem.mail.later_pictures) while the connections send the mails
+        # claimed before: drawing one after the other with the sending made the deliverer the server's bound.
+        self._drawings = Drawings(finish)
+        self._due = threading.Event()  # set by wake(): mail may have come due
         # SQLite in a file: sent marks go to a journal beside it first (see SentJournal); else to the outbox.
         self.journal = SentJournal(Path(f"{db.sqlite_file}.sent")) if db.sqlite_file is not None else None
         # The mails this process marked sent in the journal since its last fold: still pending in the outbox, so
         # the rounds before the fold leave them out of their claims.
         self._marked: set[int] = set()
 
-    def _claim_due(self) -> list[OutboxItem]:
-        due = self.next_due_in()
-        if due is None or due > 0:
-            return []  # nothing due: no write lock taken
-        due_now = {"now": utcnow(), "batch": self.batch, "marked": sorted(self._marked)}
+    def wake(self) -> None:
+        """Mail may have come due (thread-safe): a call under way claims it as soon as its connections have room,
+        instead of at its next look (REFILL_POLL_SECONDS)."""
+        self._due.set()
+
+    def _claim_due(self, after: int | None = None) -> list[OutboxItem]:
+        """Up to ``batch`` due mails, oldest first: all of them (None; but for those marked and not folded), or
+        those newer than ``after``."""
+        if after is None:
+            due = self.next_due_in()
+            if due is None or due > 0:
+                return []  # nothing due: no write lock taken
+            statement, due_now = _DUE, {"now": utcnow(), "batch": self.batch, "marked": sorted(self._marked)}
+        else:
+            statement, due_now = _DUE_AFTER, {"now": utcnow(), "batch": self.batch, "after": after}
         if self.db.is_sqlite:
             # One instance per SQLite file and one deliverer in it, which leaves out what it marked and has
             # not folded yet: nobody else could take these rows, and a restart releases every lease anyway.
-            # A lease would only cost a commit (and the writers' lock) per round.
+            # A lease would only cost a commit (and the writers' lock) per claim.
             with self.db.read() as session:
-                items = list(session.exec(_DUE, params=due_now).all())
+                items = list(session.exec(statement, params=due_now).all())
                 session.expunge_all()
             return items
         with self.db.transaction() as session:
-            items = list(session.exec(self.db.claimable(_DUE), params=due_now).all())
+            items = list(session.exec(self.db.claimable(statement), params=due_now).all())
             # A lease: another instance (or this one after a crash) retries only once it runs out.
             for item in items:
                 item.next_attempt_at = utcnow() + _LEASE
@@ -208,23 +228,18 @@ class Deliverer:
             return int(result.rowcount or 0)
 
     def deliver_due(self, for_seconds: float = 0.0) -> int:
-        """Deliver what is due, round after round for up to ``for_seconds`` (one round at least); how many were
-        sent. Failures are rescheduled.
+        """Deliver what is due, and for up to ``for_seconds`` what comes due meanwhile; how many were sent.
+        Failures are rescheduled.
 
-        The journal's marks are folded into the outbox before the first round and after the last, not between
-        rounds: a fold waits for the writers' lock, which the mail worker holds, and the connections sent nothing
-        meanwhile (a twentieth of a round, more when the worker keeps the lock for a batch). The rounds in between
-        leave the mails marked and not yet folded out of their claims.
+        The journal's marks are folded into the outbox before and after, and every FOLD_SECONDS on a thread of
+        their own while the connections send (a fold waits for the writers' lock, which the mail worker holds).
+        The first claim leaves the mails marked and not folded out; the later ones take only newer mails.
         """
-        # Marks a failed fold left behind go in first: on SQLite a round reads its mails without a
+        # Marks a failed fold left behind go in first: on SQLite a claim reads its mails without a
         # lease, and a sent mail must not be read as due again.
         self.fold()
-        sent = 0
-        until = time.monotonic() + for_seconds
         try:
-            while (count := self._deliver_round()) and time.monotonic() < until:
-                sent += count
-            return sent + count
+            return self._deliver(for_seconds)
         finally:
             self.fold()
 
@@ -240,106 +255,157 @@ class Deliverer:
                 self._marked.difference_update(number for number, _ in marks)
             return len(marks)
 
-    def _deliver_round(self) -> int:
+    def _deliver(self, for_seconds: float) -> int:
+        """Claim the due mails and send them; while they are sent, for up to ``for_seconds``, claim what has come
+        due since. How many were sent; nothing folded."""
         items = self._claim_due()
         if not items:
             return 0
-        # The worker commits without waiting for the disk (Database.transaction): what these mails
-        # report must be on disk before they leave, or a power cut could take back a move already told.
-        self.db.sync_to_disk()
-        recipients = self._by_recipient(items)
-        # In the order the connections will take them: the recipients' mails one after the other.
-        drawn = self._drawings.for_round([[item for mails in recipients for item in mails]])
+        until = time.monotonic() + for_seconds
+        queue, drawn = RecipientQueue(), dict[int, Future[bytes]]()
+        newest = self._queue(items, queue, drawn)
         try:
-            lanes = min(RELAY_CONNECTIONS, len(recipients)) if self.smtp_host else 1  # a Maildir: no round trips
-            if lanes == 1 or not self._reachable():  # the relay down: lane 0 finds it, and the round stops
-                self._draw_ahead(items)
-                return self._run_lane(0, recipients, drawn)
-            if self._lane_pool is None:
-                self._lane_pool = ThreadPoolExecutor(max_workers=RELAY_CONNECTIONS, thread_name_prefix="pbem-relay")
-            running = [self._lane_pool.submit(self._run_lane, number, recipients, drawn) for number in range(lanes)]
-            try:
-                self._draw_ahead(items)  # while the lanes send
-            finally:
-                wait(running)  # every lane done before one's error is raised: none outlives its round
-            return sum(lane.result() for lane in running)
+            if self.smtp_host and self._reachable():
+                return self._send_on_connections(queue, drawn, newest, until)
+            # A Maildir has no round trips to overlap, and a relay that is down is found by one connection: one
+            # lane, in this thread (a SQLite database in memory is this thread's), claiming between its turns.
+            return self._send_on_one(queue, drawn, newest, until)
         finally:
             self._drawings.done_with(drawn)
 
-    def _draw_ahead(self, items: list[OutboxItem]) -> None:
-        """After a full round (more mails are waiting), have the next round's pictures drawn while this one sends.
-
-        On PostgreSQL another instance may claim some of them first: their drawing is wasted, nothing else.
-        """
-        if len(items) < self.batch:
-            return
+    def _send_on_connections(self, queue: RecipientQueue, drawn: dict[int, Future[bytes]], newest: int,
+                             until: float) -> int:
+        """The relay's connections send what ``queue`` has while this thread claims more (no rounds: no
+        connection waits for the others' last mails, nor for a claim); how many they sent."""
+        if self._lane_pool is None:
+            self._lane_pool = ThreadPoolExecutor(max_workers=RELAY_CONNECTIONS, thread_name_prefix="pbem-relay")
+        running = [self._lane_pool.submit(self._run_lane, lane, queue, drawn) for lane in range(RELAY_CONNECTIONS)]
         try:
-            with self.db.read() as session:
-                rows = session.exec(_DUE_AFTER, params={"now": utcnow(), "after": items[-1].id,
-                                                        "batch": self.batch}).all()
-        except (SQLAlchemyError, OSError) as error:  # a help, not a step of delivery: the round goes on
-            log.warning("the next round's pictures are drawn when it is claimed, not now: %s", error)
-            return
-        self._drawings.ahead((number, raw, pictures) for number, raw, pictures in rows if number is not None)
+            self._keep_claiming(queue, drawn, newest, until)
+        finally:
+            queue.close()
+            wait(running)  # every connection done before one's error is raised: none outlives the call
+        return sum(lane.result() for lane in running)
 
-    @staticmethod
-    def _by_recipient(items: list[OutboxItem]) -> deque[list[OutboxItem]]:
-        """The round's mails by recipient, each recipient's in their order, the recipients in the order of their
-        first mail: the connections take one recipient's mails at a time (see _run_lane)."""
-        recipients: dict[str, list[OutboxItem]] = {}
-        for item in items:
-            recipients.setdefault(item.recipient.lower(), []).append(item)
-        return deque(recipients.values())
+    def _send_on_one(self, queue: RecipientQueue, drawn: dict[int, Future[bytes]], newest: int, until: float) -> int:
+        """Connection 0 (or the Maildir) sends what ``queue`` has, then what has come due since, until ``until``."""
+        sent = 0
+        while True:
+            queue.close()
+            sent += self._run_lane(0, queue, drawn)
+            if queue.stopped or time.monotonic() >= until or not (items := self._claim_due(after=newest)):
+                return sent
+            queue = RecipientQueue()
+            newest = self._queue(items, queue, drawn)
 
-    def _run_lane(self, lane: int, recipients: deque[list[OutboxItem]], drawn: dict[int, Future[bytes]]) -> int:
-        """Send on connection ``lane`` the mails of one recipient after another, taken from ``recipients`` (which
-        the round's connections share) until none are left; how many were sent.
+    def _queue(self, items: list[OutboxItem], queue: RecipientQueue, drawn: dict[int, Future[bytes]]) -> int:
+        """Offer claimed ``items`` to the connections, their pictures asked for; the newest one's id."""
+        # The worker commits without waiting for the disk (Database.transaction): what these mails
+        # report must be on disk before they leave, or a power cut could take back a move already told.
+        self.db.sync_to_disk()
+        drawn.update(self._drawings.for_mails(items))  # in the order the connections will take them
+        if not queue.add(items):  # the relay went down since the claim: the next call tries them
+            self._reschedule([item.id for item in items], utcnow())
+        return max(item.id or 0 for item in items)
 
-        A connection that is done takes the next recipient's mails, so the round lasts as long as its connections'
-        mails take, not as long as the longest of lanes fixed at its start (dealt by recipient, one was often
-        twice as long as another). One recipient's mails go on one connection, in their order.
+    def _keep_claiming(self, queue: RecipientQueue, drawn: dict[int, Future[bytes]], newest: int,
+                       until: float) -> None:
+        """Until ``until``, claim the mails come due as the connections run short of recipients, and fold the marks
+        every FOLD_SECONDS; return early when they have sent everything and nothing more is due, or when the relay
+        is down.
+
+        A fold may run while the connections send and this thread claims, because a claim here takes only mails
+        newer than the call's claims so far: none of them can be marked yet.
+        """
+        found = True  # whether the last claim found mails (then more may be due at once)
+        folding: Future[int] | None = None
+        folded_at = time.monotonic()
+        try:
+            while not queue.stopped and (left := until - time.monotonic()) > 0:
+                folding, folded_at = self._fold_now_and_then(folding, folded_at)
+                if not queue.wait_for_room(REFILL_BELOW, min(left, FOLD_SECONDS)):
+                    continue
+                if not found:  # the last look found nothing: wait to be woken, or look again a little later
+                    if queue.idle():
+                        return
+                    self._due.wait(min(left, REFILL_POLL_SECONDS))
+                self._due.clear()
+                items = self._claim_due(after=newest)
+                if found := bool(items):
+                    newest = self._queue(items, queue, drawn)
+        finally:
+            if folding is not None:
+                folding.result()
+
+    def _fold_now_and_then(self, folding: Future[int] | None, folded_at: float) -> tuple[Future[int] | None, float]:
+        """The fold under way, or a new one on the folding thread once the last has ended (its error raised here)
+        and FOLD_SECONDS have passed since it began; when the last began."""
+        if folding is not None:
+            if not folding.done():
+                return folding, folded_at
+            folding.result()
+        if self.journal is None or time.monotonic() - folded_at < FOLD_SECONDS:
+            return None, folded_at
+        if self._folder is None:
+            self._folder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbem-fold")
+        return self._folder.submit(self.fold), time.monotonic()
+
+    def _run_lane(self, lane: int, queue: RecipientQueue, drawn: dict[int, Future[bytes]]) -> int:
+        """Send on connection ``lane`` the mails of one recipient after another, taken from ``queue`` (which the
+        call's connections share) until it has nothing more; how many were sent.
+
+        A connection that is done takes the next recipient's mails, so no connection waits for another's last
+        mails. One recipient's mails go on one connection, in their order.
         """
         sent = 0
         unsynced = 0  # this connection's last mark in the journal (0: none), waited for before its next dot
-        down = False  # the relay is: what is left of the round retries later
-        while not down:
+        down = False  # the relay is: what is left retries later
+        while not down and (mails := queue.take()) is not None:
             try:
-                mails = recipients.popleft()  # atomic: each recipient is taken by one connection
-            except IndexError:
-                break
-            for index, item in enumerate(mails):
-                ahead = drawn.get(item.id) if item.id is not None else None
-                try:
-                    raw = ahead.result() if ahead is not None else item.raw
-                    recipient = self._begin(lane, item, raw)
-                except _SEND_ERRORS as error:
-                    if down := self._failed(lane, item, error, mails[index + 1:], recipients):
-                        break
-                    continue
-                # The mark before is synced while this mail's envelope and content went out; it must be on the
-                # disk before this mail's final dot: a power cut re-sends at most one mail a connection.
-                try:
-                    self._wait_synced(unsynced)
-                except OSError:
-                    self._drop(lane)  # the relay discards this mail, its final dot never sent; the round fails
-                    raise
-                # One mail at a time between its final dot and its mark: a crash re-sends at most one mail,
-                # however many connections were sending.
-                with self._one_at_a_time:
-                    try:
-                        code, answer = self._end(lane, item, raw)
-                    except _SEND_ERRORS as error:
-                        if down := self._failed(lane, item, error, mails[index + 1:], recipients):
-                            break
-                        continue
-                    unsynced = self._mark_sent(item)
-                OUTBOX_SENT.inc()
-                sent += 1
-                log.info("outbox %s to %s delivered (%d bytes): %s", item.id, recipient, len(raw),
-                         f"relay said {code} {answer.decode('utf-8', 'replace')[:200]}" if self.smtp_host
-                         else f"written to the Maildir as {answer.decode()}")
+                sent_now, down, unsynced = self._send_mails(lane, mails, queue, drawn, unsynced)
+                sent += sent_now
+            finally:
+                queue.done(mails)
         self._wait_synced(unsynced)
         return sent
+
+    def _send_mails(self, lane: int, mails: list[OutboxItem], queue: RecipientQueue, drawn: dict[int, Future[bytes]],
+                    unsynced: int) -> tuple[int, bool, int]:
+        """Send one recipient's ``mails`` on connection ``lane``: how many were sent, whether the relay is down,
+        and the connection's last mark to be synced."""
+        sent = 0
+        for index, item in enumerate(mails):
+            ahead = drawn.get(item.id) if item.id is not None else None
+            try:
+                raw = ahead.result() if ahead is not None else item.raw
+                recipient = self._begin(lane, item, raw)
+            except _SEND_ERRORS as error:
+                if self._failed(lane, item, error, mails[index + 1:], queue):
+                    return sent, True, unsynced
+                continue
+            # The mark before is synced while this mail's envelope and content went out; it must be on the
+            # disk before this mail's final dot: a power cut re-sends at most one mail a connection.
+            try:
+                self._wait_synced(unsynced)
+            except OSError:
+                self._drop(lane)  # the relay discards this mail, its final dot never sent; the call fails
+                raise
+            # One mail at a time between its final dot and its mark: a crash re-sends at most one mail,
+            # however many connections were sending.
+            with self._one_at_a_time:
+                try:
+                    code, answer = self._end(lane, item, raw)
+                except _SEND_ERRORS as error:
+                    if self._failed(lane, item, error, mails[index + 1:], queue):
+                        return sent, True, unsynced
+                    continue
+                unsynced = self._mark_sent(item)
+            OUTBOX_SENT.inc()
+            sent += 1
+            log.info("outbox %s to %s delivered (%d bytes): %s", item.id, recipient, len(raw),
+                     f"relay said {code} {answer.decode('utf-8', 'replace')[:200]}" if self.smtp_host
+                     else f"written to the Maildir as {answer.decode()}")
+        return sent, False, unsynced
 
     def _wait_synced(self, line: int) -> None:
         """Wait until the journal's line ``line`` is on the disk (0: nothing to wait for; a synced line: no wait)."""
@@ -347,16 +413,13 @@ class Deliverer:
             self.journal.wait_synced(line)
 
     def _failed(self, lane: int, item: OutboxItem, error: BaseException, rest: list[OutboxItem],
-                recipients: deque[list[OutboxItem]]) -> bool:
+                queue: RecipientQueue) -> bool:
         """Count ``item``'s failed attempt; True when the relay is down: then ``rest`` (its recipient's mails after
-        it) and the recipients no connection has taken yet retry with it."""
+        it) and every mail no connection has taken yet retry with it."""
         self._close(lane)
         retry_at = self._mark_failed(item, error)
         if isinstance(error, (ConnectionError, socket.timeout, smtplib.SMTPServerDisconnected)):
-            waiting = list(rest)
-            with contextlib.suppress(IndexError):
-                while True:
-                    waiting += recipients.popleft()
+            waiting = [*rest, *queue.stop()]
             self._reschedule([other.id for other in waiting], retry_at or utcnow())
             return True
         return False
@@ -423,6 +486,9 @@ class Deliverer:
         if self._lane_pool is not None:
             self._lane_pool.shutdown(wait=False, cancel_futures=True)
             self._lane_pool = None
+        if self._folder is not None:
+            self._folder.shutdown(wait=True)
+            self._folder = None
         if self.journal is not None:
             self.journal.close()
 
@@ -432,9 +498,12 @@ class Deliverer:
         to be synced (0: the outbox itself was marked, durably)."""
         if self.journal is not None:
             assert item.id is not None
-            line = self.journal.write(item.id, utcnow())
-            self._marked.add(item.id)
-            return line
+            self._marked.add(item.id)  # before its line: a fold that reads the line takes it out again
+            try:
+                return self.journal.write(item.id, utcnow())
+            except OSError:
+                self._marked.discard(item.id)
+                raise
         self.db.write(update(OutboxItem).where(col(OutboxItem.id) == item.id)
                       .values(status=OutboxStatus.SENT, sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
         return 0

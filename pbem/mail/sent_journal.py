@@ -1,4 +1,5 @@
-"""The deliverer's sent marks for a SQLite database: appended to a file beside it, folded into the outbox in rounds."""
+"""The deliverer's sent marks for a SQLite database: appended to a file beside it, folded into the outbox now and
+then."""
 
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ class SentJournal:
     SQLite has one writer at a time, and the mail worker holds the database for a mail's work
     (milliseconds): marking each mail sent in the database made the deliverer wait that long, twice
     a move, between mails. A line here is written without that lock, so the next mail goes out as
-    soon as this one is marked; the deliverer folds the lines into the outbox once a round
-    (:meth:`folding`). A crash between the two loses nothing: the mails are still leased in the
-    outbox, and the restart folds the lines before it releases the leases.
+    soon as this one is marked; the deliverer folds the lines into the outbox now and then
+    (:meth:`folding`), while it goes on marking. A crash between the two loses nothing: the mails are
+    still leased in the outbox, and the restart folds the lines before it releases the leases.
 
     A line is the kernel's once :meth:`write` returns, which no crash of this process takes back; a
     thread of the journal's own then syncs it to the disk, against a power cut, while the deliverer
@@ -42,6 +43,10 @@ class SentJournal:
         self._failed: list[tuple[int, int, OSError]] = []
         self._condition = threading.Condition()
         self._syncer: threading.Thread | None = None
+        # Where the lines no fold has taken begin: a fold reads from here, and empties the file only when no line
+        # came after those it took (lines written during a fold stay for the next one).
+        self._folded_to = 0
+        self._folding = threading.Lock()  # one fold at a time
 
     def _descriptor(self) -> int:
         if self._closed:
@@ -49,6 +54,7 @@ class SentJournal:
         if self._file is None or self._pid != os.getpid():  # a forked process opens its own (flock is per file)
             self._file = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
             self._pid = os.getpid()
+            self._folded_to = 0  # a new process folds everything there is
         return self._file
 
     def write(self, outbox_id: int, sent_at: datetime) -> int:
@@ -111,22 +117,37 @@ class SentJournal:
 
     @contextmanager
     def folding(self) -> Iterator[list[tuple[int, datetime]]]:
-        """The marks written so far, held against new ones until the block ends; emptied if it succeeds.
+        """The marks written since the last fold; taken once the block ends without an error.
+
+        The file is locked only to read the marks and to empty it, not while the block writes them into the
+        outbox: marks go on being written meanwhile. The file is emptied when no mark came after those read;
+        else the next fold reads from where this one stopped. A crash before that reads them all again at the
+        next start: folding a mark twice changes nothing (see pbem.mail.delivery's _FOLD).
 
         A line cut short by a crash is skipped: its mail is re-sent after its lease, as before it was
         marked (the crash came before the mark was synced).
         """
-        descriptor = self._descriptor()
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        try:
-            size = os.fstat(descriptor).st_size
-            lines = os.pread(descriptor, size, 0).decode("ascii", "replace").splitlines() if size else []
+        with self._folding:
+            descriptor = self._descriptor()
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            try:
+                start, end = self._folded_to, os.fstat(descriptor).st_size
+                lines = os.pread(descriptor, end - start, start).decode("ascii", "replace").splitlines()
+            finally:
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
             yield [entry for line in lines if (entry := _parse(line)) is not None]
-            if size:
-                os.ftruncate(descriptor, 0)
-                os.fsync(descriptor)
-        finally:
-            fcntl.flock(descriptor, fcntl.LOCK_UN)
+            if end == start:
+                return
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            try:
+                if os.fstat(descriptor).st_size == end:  # nothing written since: empty
+                    os.ftruncate(descriptor, 0)
+                    os.fsync(descriptor)
+                    self._folded_to = 0
+                else:
+                    self._folded_to = end
+            finally:
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
 
     def close(self) -> None:
         """No more lines: the syncer syncs those written and ends, then the file is closed."""

@@ -9,11 +9,13 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
 from sqlmodel import select
 
+import pbem.mail.delivery
 from pbem.mail.delivery import Deliverer
 from pbem.mail.sent_journal import SentJournal
 from pbem.store.models import OutboxItem, utcnow
@@ -43,6 +45,33 @@ def test_a_fold_that_fails_keeps_the_marks(tmp_path: Path) -> None:
     journal.write(2, T0)
     with journal.folding() as marks:
         assert [number for number, _ in marks] == [1, 2]
+
+
+def test_marks_written_during_a_fold_are_kept_for_the_next_one(tmp_path: Path) -> None:
+    """A fold locks the file only to read it and to empty it: the deliverer goes on marking while the fold writes
+    into the outbox, and what it marked meanwhile is neither lost nor folded twice."""
+    path = tmp_path / "db.sent"
+    journal = SentJournal(path)
+    journal.write(1, T0)
+    with journal.folding() as marks:
+        assert [number for number, _ in marks] == [1]
+        writer = threading.Thread(target=journal.write, args=(2, T0))
+        writer.start()
+        writer.join(10)
+        assert not writer.is_alive()  # not held up by the fold
+    assert path.read_bytes().splitlines() == [f"1 {T0.isoformat()}".encode(), f"2 {T0.isoformat()}".encode()]
+    journal.write(3, T0)
+    with journal.folding() as marks:
+        assert [number for number, _ in marks] == [2, 3]  # from where the last fold stopped
+    assert path.read_bytes() == b""  # nothing came during this one: emptied
+    with journal.folding() as marks:
+        assert marks == []
+    # Another process (a restart after a crash before the emptying) reads the file from its start.
+    journal.write(4, T0)
+    with journal.folding() as marks:
+        journal.write(5, T0)
+    with SentJournal(path).folding() as marks:
+        assert [number for number, _ in marks] == [4, 5]
 
 
 def test_a_line_cut_short_by_a_crash_is_skipped(tmp_path: Path) -> None:
@@ -92,8 +121,8 @@ def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(
         for number in range(3):
             pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
         crashed = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
-        # The round of a process that dies before its fold: every mail sent and marked in the journal.
-        assert crashed._run_lane(0, crashed._by_recipient(crashed._claim_due()), {}) == 3  # marked, not folded
+        # A call of a process that dies before its fold: every mail sent and marked in the journal.
+        assert crashed._deliver(for_seconds=0) == 3  # marked, not folded
         crashed._close()
         assert len(sink.received) == 3
         assert {row.status for row in outbox(pipe)} == {"pending"}  # leased, marked only in the journal
@@ -108,16 +137,16 @@ def test_marks_left_by_a_crash_are_folded_at_the_next_start_and_not_sent_again(
 
 def registered(pipe: Pipeline, players: int, port: int, tmp_path: Path) -> Deliverer:
     """``players`` registered (a welcome mail each queued), and a deliverer to the relay at ``port`` that claims
-    five mails a round."""
+    five mails at a time."""
     for number in range(players):
         pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
     return Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"), batch=5)
 
 
-def test_rounds_of_one_call_leave_the_marked_mails_out_and_fold_them_once_at_the_end(
+def test_claims_of_one_call_leave_the_marked_mails_out_and_fold_them_once_at_the_end(
         tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
-    """deliver_due(for_seconds) sends round after round without folding between them (a fold waits for the
-    writers' lock): a mail marked sent in the journal and still pending in the outbox is not claimed again."""
+    """deliver_due(for_seconds) claims again and again without folding in between (a fold waits for the writers'
+    lock): a mail marked sent in the journal and still pending in the outbox is not claimed again."""
     sink, port = relay
     pipe = Pipeline(tmp_path)
     try:
@@ -130,9 +159,9 @@ def test_rounds_of_one_call_leave_the_marked_mails_out_and_fold_them_once_at_the
             return count
 
         deliverer.fold = counted  # type: ignore[method-assign]
-        assert deliverer.deliver_due(for_seconds=60) == 12  # three rounds: 5, 5 and 2
+        assert deliverer.deliver_due(for_seconds=60) == 12  # three claims: 5, 5 and 2
         assert sorted(to for to, _ in sink.received) == sorted(f"p{n}@players.example" for n in range(12))
-        assert folded == [0, 12]  # nothing before the first round, all twelve after the last
+        assert folded == [0, 12]  # nothing before the first claim, all twelve at the end
         assert {row.status for row in outbox(pipe)} == {"sent"}
         assert deliverer.deliver_due(for_seconds=60) == 0 and len(sink.received) == 12
         deliverer.close()
@@ -140,7 +169,54 @@ def test_rounds_of_one_call_leave_the_marked_mails_out_and_fold_them_once_at_the
         pipe.close()
 
 
-def test_one_round_by_default(tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
+def test_a_call_folds_while_it_sends_and_claims_the_mails_queued_meanwhile(
+        tmp_path: Path, relay: tuple[SinkHandler, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With folds as often as they can go (FOLD_SECONDS 0), on their own thread while the connections send: every
+    mail is sent once and marked once, and the mails queued while the call sends go out in the same call."""
+    monkeypatch.setattr(pbem.mail.delivery, "FOLD_SECONDS", 0.0)
+    sink, port = relay
+    pipe = Pipeline(tmp_path)
+    try:
+        deliverer = registered(pipe, 12, port, tmp_path)
+        folded: list[int] = []
+        fold = deliverer.fold
+
+        def counted() -> int:
+            folded.append(count := fold())
+            return count
+
+        deliverer.fold = counted  # type: ignore[method-assign]
+        later = [f"late{number}@players.example" for number in range(6)]
+        handle = sink.handle_DATA
+
+        async def queue_more_on_the_fourth(*args: Any) -> str:
+            answer = await handle(*args)
+            if len(sink.received) == 4:  # while the call sends: six more mails come due
+                queue_mails(pipe, later)
+            return answer
+
+        sink.handle_DATA = queue_more_on_the_fourth  # type: ignore[method-assign]
+        assert deliverer.deliver_due(for_seconds=60) == 18
+        assert sorted(to for to, _ in sink.received) == sorted(
+            [f"p{n}@players.example" for n in range(12)] + later)
+        assert sum(folded) == 18 and len(folded) > 2  # folded while sending, each mark once
+        rows = outbox(pipe)
+        assert {row.status for row in rows} == {"sent"} and {row.attempts for row in rows} == {1}
+        assert deliverer.journal is not None and deliverer.journal.path.read_bytes() == b""
+        deliverer.close()
+    finally:
+        pipe.close()
+
+
+def queue_mails(pipe: Pipeline, recipients: list[str]) -> None:
+    with pipe.db.transaction() as session:
+        for number, recipient in enumerate(recipients):
+            session.add(OutboxItem(recipient=recipient, message_id=f"<late{number}@test>",
+                                   raw=b"Subject: late\r\n\r\nlate\r\n", next_attempt_at=utcnow(),
+                                   created_at=utcnow()))
+
+
+def test_one_claim_by_default(tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
     sink, port = relay
     pipe = Pipeline(tmp_path)
     try:
