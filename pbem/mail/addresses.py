@@ -13,14 +13,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from pbem.engine.base import Seat
 
 __all__ = ["Address", "AddressBook", "AddressKind", "redacted"]
 
 _MAC_HEX_CHARS = 20  # 80 bits: unguessable, and short enough for a readable address
+_TOKENS_KEPT = 16384  # some 3 MB at most: the addresses of thousands of active seats
 _PAYLOAD = re.compile(
     r"^(?:u(?P<user>\d+)|g(?P<game>\d+)(?P<seat>[wb])(?P<player>\d+)|i(?P<invite>\d+)|c(?P<held>\d+))$")
 
@@ -61,13 +64,20 @@ class AddressBook:
         self.local_part = local_part.lower()
         self.domain = domain.lower()
         self._key = key
+        # The tokens of the addresses in use, remembered: a player's seat address comes back with every move and
+        # is verified at RCPT and again at DATA, and its HMAC was a fifteenth of the listener's CPU. Bounded, so
+        # forged addresses only push out older tokens.
+        self._tokens: Callable[[str], str] = lru_cache(maxsize=_TOKENS_KEPT)(self._token)
 
     @property
     def public(self) -> str:
         return f"{self.local_part}@{self.domain}"
 
-    def _mac(self, payload: str) -> str:
+    def _token(self, payload: str) -> str:
         return hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()[:_MAC_HEX_CHARS]
+
+    def _mac(self, payload: str) -> str:
+        return self._tokens(payload)
 
     def _address(self, payload: str) -> str:
         return f"{self.local_part}+{payload}.{self._mac(payload)}@{self.domain}"

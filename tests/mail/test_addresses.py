@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import pbem.mail.addresses
 from pbem.engine.base import Seat
 from pbem.mail.addresses import AddressBook
 
@@ -53,3 +54,15 @@ def test_tokens_depend_on_the_key(book: AddressBook) -> None:
     other = AddressBook("pbem", "pbem.localhost", b"x" * 32)
     assert other.verify(book.personal(1)) is None
     assert book.personal(1) != other.personal(1)
+
+
+def test_a_remembered_token_does_not_let_a_forged_one_through_and_the_memory_is_bounded(book: AddressBook) -> None:
+    good = book.seat(12, Seat.WHITE, 5)
+    assert book.verify(good) is not None and book.verify(good) is not None  # the second from memory
+    payload, token = good.split("+")[1].split("@")[0].split(".")
+    assert book.verify(good.replace(token, token[::-1])) is None
+    assert book.verify(good.replace(payload, "g12b5")) is None  # another seat with this seat's token
+    for number in range(int(pbem.mail.addresses._TOKENS_KEPT * 1.5)):  # a flood of forged addresses
+        assert book.verify(f"pbem+u{number}.{'0' * 20}@pbem.localhost") is None
+    assert book._tokens.cache_info().currsize <= pbem.mail.addresses._TOKENS_KEPT  # type: ignore[attr-defined]
+    assert book.verify(good) is not None
