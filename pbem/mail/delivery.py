@@ -262,7 +262,7 @@ class Deliverer:
         if not items:
             return 0
         until = time.monotonic() + for_seconds
-        queue, drawn = RecipientQueue(), dict[int, Future[bytes]]()
+        queue, drawn = RecipientQueue(REFILL_BELOW), dict[int, Future[bytes]]()
         newest = self._queue(items, queue, drawn)
         try:
             if self.smtp_host and self._reachable():
@@ -295,7 +295,7 @@ class Deliverer:
             sent += self._run_lane(0, queue, drawn)
             if queue.stopped or time.monotonic() >= until or not (items := self._claim_due(after=newest)):
                 return sent
-            queue = RecipientQueue()
+            queue = RecipientQueue(REFILL_BELOW)
             newest = self._queue(items, queue, drawn)
 
     def _queue(self, items: list[OutboxItem], queue: RecipientQueue, drawn: dict[int, Future[bytes]]) -> int:
@@ -317,21 +317,22 @@ class Deliverer:
         A fold may run while the connections send and this thread claims, because a claim here takes only mails
         newer than the call's claims so far: none of them can be marked yet.
         """
-        found = True  # whether the last claim found mails (then more may be due at once)
+        full = True  # whether the last claim took all it could (then more may be due at once)
         folding: Future[int] | None = None
         folded_at = time.monotonic()
         try:
             while not queue.stopped and (left := until - time.monotonic()) > 0:
                 folding, folded_at = self._fold_now_and_then(folding, folded_at)
-                if not queue.wait_for_room(REFILL_BELOW, min(left, FOLD_SECONDS)):
+                if not queue.wait_for_room(min(left, FOLD_SECONDS)):
                     continue
-                if not found:  # the last look found nothing: wait to be woken, or look again a little later
+                if not full:  # all that was due is claimed: wait to be woken, or look again a little later
                     if queue.idle():
                         return
                     self._due.wait(min(left, REFILL_POLL_SECONDS))
                 self._due.clear()
                 items = self._claim_due(after=newest)
-                if found := bool(items):
+                full = len(items) >= self.batch
+                if items:
                     newest = self._queue(items, queue, drawn)
         finally:
             if folding is not None:

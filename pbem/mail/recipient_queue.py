@@ -20,11 +20,16 @@ class RecipientQueue:
     """Recipients waiting for a connection (in the order of their first waiting mail), each with its mails.
 
     Thread-safe. ``take`` blocks until a recipient waits, or the queue is closed (no more mails will come) and
-    nobody waits, or it is stopped (the relay is down: what was not taken is handed back by ``stop``).
+    nobody waits, or it is stopped (the relay is down: what was not taken is handed back by ``stop``). The
+    connections and the feeder wait on conditions of their own, so that a connection taking a recipient wakes
+    the feeder only when the queue runs short (``refill_below``), not at every take.
     """
 
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
+    def __init__(self, refill_below: int = 1) -> None:
+        self._refill_below = refill_below
+        lock = threading.Lock()
+        self._offered = threading.Condition(lock)  # the connections wait here for a recipient
+        self._short = threading.Condition(lock)  # the feeder waits here for room
         self._waiting: deque[str] = deque()  # recipients no connection has, with mails to send
         self._mails: dict[str, list[OutboxItem]] = {}  # by recipient: the mails not taken yet
         self._taken: set[str] = set()  # recipients a connection is sending to
@@ -38,55 +43,57 @@ class RecipientQueue:
     def add(self, items: list[OutboxItem]) -> bool:
         """Queue ``items`` (oldest first) behind what each recipient already has waiting; False (nothing queued)
         once the queue is stopped."""
-        with self._changed:
+        with self._offered:
             if self._stopped:
                 return False
             for item in items:
                 recipient = self.recipient_of(item)
                 if recipient not in self._mails and recipient not in self._taken:
                     self._waiting.append(recipient)
+                    self._offered.notify()
                 self._mails.setdefault(recipient, []).append(item)
-            self._changed.notify_all()
             return True
 
     def take(self) -> list[OutboxItem] | None:
         """The next waiting recipient's mails, now this caller's until ``done``; None when there is nothing more
         to take (closed and nobody waiting, or stopped)."""
-        with self._changed:
+        with self._offered:
             while not self._waiting and not self._closed and not self._stopped:
-                self._changed.wait()
+                self._offered.wait()
             if self._stopped or not self._waiting:
                 return None
             recipient = self._waiting.popleft()
             self._taken.add(recipient)
-            self._changed.notify_all()  # a feeder waiting for room
+            if len(self._waiting) < self._refill_below:
+                self._short.notify()
             return self._mails.pop(recipient)
 
     def done(self, mails: list[OutboxItem]) -> None:
         """The connection that took ``mails`` has finished with them: their recipient's later mails may be taken."""
         if not mails:
             return
-        with self._changed:
+        with self._offered:
             recipient = self.recipient_of(mails[0])
             self._taken.discard(recipient)
             if recipient in self._mails and not self._stopped:
                 self._waiting.append(recipient)
-            self._changed.notify_all()
+                self._offered.notify()
 
     def close(self) -> None:
         """No more mails will be added: ``take`` answers None once nobody waits."""
-        with self._changed:
+        with self._offered:
             self._closed = True
-            self._changed.notify_all()
+            self._offered.notify_all()
 
     def stop(self) -> list[OutboxItem]:
         """Take nothing more (the relay is down); the mails not taken, handed back to be retried later."""
-        with self._changed:
+        with self._offered:
             self._stopped = True
             left = [item for mails in self._mails.values() for item in mails]
             self._mails.clear()
             self._waiting.clear()
-            self._changed.notify_all()
+            self._offered.notify_all()
+            self._short.notify_all()
             return left
 
     @property
@@ -95,12 +102,12 @@ class RecipientQueue:
 
     def idle(self) -> bool:
         """Nothing waits and no connection is sending."""
-        with self._changed:
+        with self._offered:
             return not self._mails and not self._taken
 
-    def wait_for_room(self, fewer_than: int, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds until fewer than ``fewer_than`` recipients wait (or the queue stopped);
+    def wait_for_room(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until fewer than ``refill_below`` recipients wait (or the queue stopped);
         whether there is room now."""
-        with self._changed:
-            self._changed.wait_for(lambda: len(self._waiting) < fewer_than or self._stopped, timeout)
-            return len(self._waiting) < fewer_than and not self._stopped
+        with self._short:
+            self._short.wait_for(lambda: len(self._waiting) < self._refill_below or self._stopped, timeout)
+            return len(self._waiting) < self._refill_below and not self._stopped

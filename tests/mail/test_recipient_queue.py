@@ -78,11 +78,20 @@ def test_stop_hands_back_every_mail_not_taken_and_nothing_more_is_taken() -> Non
     assert queue.idle()
 
 
-def test_room_is_when_fewer_recipients_wait_than_asked() -> None:
-    queue = RecipientQueue()
+def test_room_is_when_fewer_recipients_wait_than_the_queue_refills_below() -> None:
+    queue = RecipientQueue(refill_below=3)
     queue.add([_mail(number, f"p{number}@x") for number in range(3)])
-    assert not queue.wait_for_room(3, timeout=0.01)
-    queue.take()
-    assert queue.wait_for_room(3, timeout=0.01)
+    assert not queue.wait_for_room(timeout=0.01)
+    feeder_woken = threading.Event()
+
+    def feeder() -> None:
+        if queue.wait_for_room(timeout=10):
+            feeder_woken.set()
+
+    waiting = threading.Thread(target=feeder)
+    waiting.start()
+    queue.take()  # two left: short, the feeder is woken
+    waiting.join(10)
+    assert feeder_woken.is_set()
     queue.stop()
-    assert not queue.wait_for_room(3, timeout=0.01)  # stopped: no room for anything
+    assert not queue.wait_for_room(timeout=0.01)  # stopped: no room for anything
