@@ -143,22 +143,29 @@ def registered(pipe: Pipeline, players: int, port: int, tmp_path: Path) -> Deliv
     return Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"), batch=5)
 
 
+def counting_folds(deliverer: Deliverer) -> list[int]:
+    """The marks each of ``deliverer``'s folds from now on wrote into the outbox, in order."""
+    folded: list[int] = []
+    fold = deliverer.fold
+
+    def counted() -> int:
+        folded.append(count := fold())
+        return count
+
+    deliverer.fold = counted  # type: ignore[method-assign]
+    return folded
+
+
 def test_claims_of_one_call_leave_the_marked_mails_out_and_fold_them_once_at_the_end(
-        tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
-    """deliver_due(for_seconds) claims again and again without folding in between (a fold waits for the writers'
-    lock): a mail marked sent in the journal and still pending in the outbox is not claimed again."""
+        tmp_path: Path, relay: tuple[SinkHandler, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """deliver_due(for_seconds) claims again and again, here with no fold in between (FOLD_SECONDS an hour): a mail
+    marked sent in the journal and still pending in the outbox is not claimed again."""
+    monkeypatch.setattr(pbem.mail.delivery, "FOLD_SECONDS", 3600.0)
     sink, port = relay
     pipe = Pipeline(tmp_path)
     try:
         deliverer = registered(pipe, 12, port, tmp_path)
-        folded: list[int] = []
-        fold = deliverer.fold
-
-        def counted() -> int:
-            folded.append(count := fold())
-            return count
-
-        deliverer.fold = counted  # type: ignore[method-assign]
+        folded = counting_folds(deliverer)
         assert deliverer.deliver_due(for_seconds=60) == 12  # three claims: 5, 5 and 2
         assert sorted(to for to, _ in sink.received) == sorted(f"p{n}@players.example" for n in range(12))
         assert folded == [0, 12]  # nothing before the first claim, all twelve at the end
@@ -178,14 +185,7 @@ def test_a_call_folds_while_it_sends_and_claims_the_mails_queued_meanwhile(
     pipe = Pipeline(tmp_path)
     try:
         deliverer = registered(pipe, 12, port, tmp_path)
-        folded: list[int] = []
-        fold = deliverer.fold
-
-        def counted() -> int:
-            folded.append(count := fold())
-            return count
-
-        deliverer.fold = counted  # type: ignore[method-assign]
+        folded = counting_folds(deliverer)
         later = [f"late{number}@players.example" for number in range(6)]
         handle = sink.handle_DATA
 
