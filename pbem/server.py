@@ -194,7 +194,7 @@ class Server:
                 if due is not None:
                     wait = min(wait, max(due, 0.05))
             except Exception:
-                log.exception("delivery round failed; retrying")
+                log.exception("delivery failed; retrying")
             await self._wait(self._outbox_event, wait)
 
     async def _computer_loop(self) -> None:

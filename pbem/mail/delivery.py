@@ -176,8 +176,8 @@ class Deliverer:
         self._due = threading.Event()  # set by wake(): mail may have come due
         # SQLite in a file: sent marks go to a journal beside it first (see SentJournal); else to the outbox.
         self.journal = SentJournal(Path(f"{db.sqlite_file}.sent")) if db.sqlite_file is not None else None
-        # The mails this process marked sent in the journal since its last fold: still pending in the outbox, so
-        # the rounds before the fold leave them out of their claims.
+        # The mails this process marked sent in the journal and not yet folded: still pending in the outbox, so a
+        # call's first claim leaves them out (its later claims take only newer mails).
         self._marked: set[int] = set()
 
     def wake(self) -> None:
@@ -441,7 +441,7 @@ class Deliverer:
         return connection
 
     def _reachable(self) -> bool:
-        """Whether the relay takes a connection (lane 0's, kept for the round)."""
+        """Whether the relay takes a connection (lane 0's, kept for the call)."""
         try:
             self._connection(0)
         except _SEND_ERRORS:
