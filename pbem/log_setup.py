@@ -47,7 +47,7 @@ def configure_logging(level: str, fmt: str) -> None:
     # logging HOWTO's optimisations (the source line's stack walk was a hundredth of the server's CPU at the
     # e2e bench's maximum, a record's thread and process names as much again).
     logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
-    logging._srcfile = None  # type: ignore[attr-defined]
+    logging._srcfile = None  # type: ignore[attr-defined,unused-ignore]  # undeclared in older typeshed
     handler = logging.StreamHandler()
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
