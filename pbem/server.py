@@ -215,6 +215,7 @@ class Server:
         if self.web is not None:
             await self.web.stop()
         self._stopping.set()
+        self.deliverer.finish_soon()  # a delivery call may otherwise go on claiming for DELIVERY_SECONDS
         self.alarm.shutdown()
         self._inbox_event.set()
         self._outbox_event.set()

@@ -174,6 +174,7 @@ class Deliverer:
         # claimed before: drawing one after the other with the sending made the deliverer the server's bound.
         self._drawings = Drawings(finish)
         self._due = threading.Event()  # set by wake(): mail may have come due
+        self._finishing = threading.Event()  # set by finish_soon(): a call under way claims nothing more
         # SQLite in a file: sent marks go to a journal beside it first (see SentJournal); else to the outbox.
         self.journal = SentJournal(Path(f"{db.sqlite_file}.sent")) if db.sqlite_file is not None else None
         # The mails this process marked sent in the journal and not yet folded: still pending in the outbox, so a
@@ -183,6 +184,12 @@ class Deliverer:
     def wake(self) -> None:
         """Mail may have come due (thread-safe): a call under way claims it as soon as its connections have room,
         instead of at its next look (REFILL_POLL_SECONDS)."""
+        self._due.set()
+
+    def finish_soon(self) -> None:
+        """The server is stopping (thread-safe): a call under way claims nothing more, sends what it has claimed and
+        returns, within FOLD_SECONDS; later calls deliver what is due once, as a call without ``for_seconds``."""
+        self._finishing.set()
         self._due.set()
 
     def _claim_due(self, after: int | None = None) -> list[OutboxItem]:
@@ -261,7 +268,7 @@ class Deliverer:
         items = self._claim_due()
         if not items:
             return 0
-        until = time.monotonic() + for_seconds
+        until = time.monotonic() + (0.0 if self._finishing.is_set() else for_seconds)
         queue, drawn = RecipientQueue(REFILL_BELOW), dict[int, Future[bytes]]()
         newest = self._queue(items, queue, drawn)
         try:
@@ -293,7 +300,8 @@ class Deliverer:
         while True:
             queue.close()
             sent += self._run_lane(0, queue, drawn)
-            if queue.stopped or time.monotonic() >= until or not (items := self._claim_due(after=newest)):
+            if queue.stopped or time.monotonic() >= until or self._finishing.is_set() or not (
+                    items := self._claim_due(after=newest)):
                 return sent
             queue = RecipientQueue(REFILL_BELOW)
             newest = self._queue(items, queue, drawn)
@@ -321,7 +329,7 @@ class Deliverer:
         folding: Future[int] | None = None
         folded_at = time.monotonic()
         try:
-            while not queue.stopped and (left := until - time.monotonic()) > 0:
+            while not queue.stopped and not self._finishing.is_set() and (left := until - time.monotonic()) > 0:
                 folding, folded_at = self._fold_now_and_then(folding, folded_at)
                 if not queue.wait_for_room(min(left, FOLD_SECONDS)):
                     continue

@@ -208,6 +208,44 @@ def test_a_call_folds_while_it_sends_and_claims_the_mails_queued_meanwhile(
         pipe.close()
 
 
+def test_a_call_asked_to_finish_soon_claims_nothing_more_and_loses_nothing(
+        tmp_path: Path, relay: tuple[SinkHandler, int]) -> None:
+    """pbem serve stopping: a call that would go on for a minute, with mail coming due all the time (each mail
+    delivered queues another), returns soon after finish_soon(); what it claimed is sent and marked, the rest
+    still pending."""
+    sink, port = relay
+    pipe = Pipeline(tmp_path)
+    try:
+        deliverer = registered(pipe, 4, port, tmp_path)
+        handle = sink.handle_DATA
+        queued = [0]
+
+        async def queue_another(*args: Any) -> str:
+            answer = await handle(*args)
+            if queued[0] < 2000:  # a bound, should finish_soon fail
+                queued[0] += 1
+                queue_mails(pipe, [f"next{queued[0]}@players.example"])
+                deliverer.wake()
+            return answer
+
+        sink.handle_DATA = queue_another  # type: ignore[method-assign]
+        sent: list[int] = []
+        call = threading.Thread(target=lambda: sent.append(deliverer.deliver_due(for_seconds=60)))
+        call.start()
+        time.sleep(0.5)
+        asked = time.monotonic()
+        deliverer.finish_soon()
+        call.join(30)
+        assert not call.is_alive() and time.monotonic() - asked < 5
+        assert sent and sent[0] == len(sink.received) > 4  # it went on while mail came, then stopped
+        rows = outbox(pipe)
+        assert sum(row.status == "sent" for row in rows) == sent[0]  # marked and folded, each once
+        assert {row.status for row in rows} == {"sent", "pending"}  # the last ones queued wait for the next start
+        deliverer.close()
+    finally:
+        pipe.close()
+
+
 def queue_mails(pipe: Pipeline, recipients: list[str]) -> None:
     with pipe.db.transaction() as session:
         for number, recipient in enumerate(recipients):
