@@ -12,13 +12,14 @@ from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import Any
 
-from aiosmtpd.smtp import SMTP, Envelope, Session
+from aiosmtpd.smtp import MISSING, SMTP, Envelope, Session
 from sqlalchemy import bindparam, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from pbem.mail.addresses import Address, AddressBook, AddressKind, redacted
 from pbem.mail.inbound.headers import PLAIN_ADDRESS, PLAIN_HEADER_BLOCK
+from pbem.mail.smtp_data import read_data_section
 from pbem.metrics import MAILS_RECEIVED, MAILS_REFUSED
 from pbem.store.db import Database
 from pbem.store.models import Challenge, InboxItem, utcnow
@@ -252,6 +253,40 @@ class PbemSMTP(SMTP):
     bench/e2e.py). Any other path goes to aiosmtpd's own reading; tests/mail/test_smtpd_paths.py
     compares the two.
     """
+
+    async def smtp_DATA(self, arg: str) -> None:
+        """aiosmtpd's DATA command, the section read in blocks (pbem.mail.smtp_data) rather than line by line."""
+        if await self.check_helo_needed() or await self.check_auth_needed("DATA"):
+            return
+        assert self.envelope is not None
+        if not self.envelope.rcpt_tos:
+            await self.push("503 Error: need RCPT command")
+            return
+        if arg:
+            await self.push("501 Syntax: DATA")
+            return
+        await self.push("354 End data with <CR><LF>.<CR><LF>")
+        try:
+            section = await read_data_section(self._reader, self.data_size_limit, self.line_length_limit)
+        except asyncio.CancelledError:
+            log.info("connection lost during DATA")
+            self._writer.close()
+            raise
+        if section.refusal is not None:
+            await self.push(section.refusal.value)
+            self._set_post_data_state()  # type: ignore[no-untyped-call]
+            return
+        self.envelope.original_content = self.envelope.content = section.content
+        if self._decode_data:  # as aiosmtpd decodes; pbem's listener keeps bytes
+            try:
+                self.envelope.content = (section.content.decode("utf-8", errors="surrogateescape")
+                                         if self.enable_SMTPUTF8 else section.content.decode("ascii"))
+            except UnicodeDecodeError:
+                await self.push("500 Error: strict ASCII mode")
+                return
+        status = await self._call_handler_hook("DATA")
+        self._set_post_data_state()  # type: ignore[no-untyped-call]
+        await self.push("250 OK" if status is MISSING else status)
 
     def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
         plain = _PLAIN_PATH.fullmatch(arg)
