@@ -36,6 +36,10 @@ def _matched_after(matched: int, byte: int) -> int:
     return 0
 
 
+#: ``_matched_after`` for every state and byte, so the first bytes of a section cost a look-up each.
+_MATCHED_AFTER = tuple(tuple(_matched_after(matched, byte) for byte in range(256)) for matched in range(len(_END)))
+
+
 def _has_long_line(stuffed: bytes | bytearray, line_length_limit: int) -> bool:
     """Whether a line, its CRLF counted, is longer than the limit; a last, unfinished line counts as it is."""
     longest = max(map(len, stuffed.split(b"\r\n")), default=0)
@@ -82,7 +86,7 @@ async def read_data_section(reader: asyncio.StreamReader, size_limit: int | None
     while 0 < matched < len(_END):
         byte = await reader.readexactly(1)
         keep(byte)
-        matched = _matched_after(matched, byte[0])
+        matched = _MATCHED_AFTER[matched][byte[0]]
     while matched < len(_END):
         try:
             keep(await reader.readuntil(_END))
