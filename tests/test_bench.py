@@ -134,6 +134,15 @@ def test_relay_lanes_delivers_every_mail_and_counts_its_cpu(tmp_path: Path) -> N
     assert "ms of CPU a mail" in done.stdout
 
 
+def test_smtp_data_bench_times_both_readings_of_each_size() -> None:
+    done = run_bench("smtp_data.py", "--lines", "3", "40", "--mails", "20", "--runs", "1", timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.split() and line.split()[0].isdigit()]
+    assert [row[0] for row in rows] == ["3", "40"]
+    for row in rows:
+        assert float(row[2]) > 0 and float(row[3]) > 0, row
+
+
 def test_web_bench_measures_every_phase(tmp_path: Path) -> None:
     out = tmp_path / "web.json"
     done = run_bench("web.py", "--games", "80", "--players", "20", "--seconds", "1", "--concurrency", "5",
