@@ -19,6 +19,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from sqlmodel import select
 
+import pbem.mail.delivery
 import pbem.mail.smtpd
 from pbem.mail.delivery import Deliverer, _RelayConnection, dot_stuffed
 from pbem.mail.sent_journal import SentJournal
@@ -360,3 +361,55 @@ def test_a_plain_recipient_is_quoted_without_the_email_package(monkeypatch: pyte
     assert connection.commands == ["rcpt TO:<g12.w.abc-def@pbem.example>"]
     with pytest.raises(AssertionError):
         connection.rcpt("Bob <bob@example.org>")
+
+
+class SilentAt:
+    """A relay that stops answering at one step (``rcpt`` or ``data``, the final dot) of the first ``silent`` mails."""
+
+    def __init__(self, step: str, silent: int = 1) -> None:
+        self.step = step
+        self.silent = silent
+        self.received: list[str] = []
+
+    async def _maybe_fall_silent(self, step: str) -> None:
+        if step == self.step and self.silent > 0:
+            self.silent -= 1
+            await asyncio.sleep(30)  # longer than the test's timeout: the deliverer must give up first
+
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          options: list[str]) -> str:
+        await self._maybe_fall_silent("rcpt")
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        await self._maybe_fall_silent("data")
+        self.received.extend(envelope.rcpt_tos)
+        return "250 OK"
+
+
+@pytest.mark.parametrize("step", ["rcpt", "data"])
+def test_a_relay_that_falls_silent_fails_the_call_after_the_timeout_and_the_mail_is_sent_later(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    """The relay connections keep their timeout in the kernel (SO_RCVTIMEO): a silent relay still ends the call."""
+    monkeypatch.setattr(pbem.mail.delivery, "RELAY_TIMEOUT_SECONDS", 0.5)
+    pipe = Pipeline(tmp_path)
+    handler = SilentAt(step)
+    relay = Controller(handler, hostname="127.0.0.1", port=free_port())
+    relay.start()
+    deliverer = Deliverer(pipe.db, "127.0.0.1", relay.port, str(tmp_path / "unused"))
+    try:
+        pipe.send("p0@players.example", pipe.addresses.public, "register player0")
+        started = time.monotonic()
+        assert deliverer.deliver_due() == 0
+        assert time.monotonic() - started < 10
+        row = outbox(pipe)[0]
+        assert row.status == "pending" and row.attempts == 1 and handler.received == []
+        with pipe.db.transaction() as session:  # due again at once, rather than after the back-off
+            session.get(OutboxItem, row.id).next_attempt_at = utcnow()  # type: ignore[union-attr]
+        assert deliverer.deliver_due() == 1
+        assert handler.received == ["p0@players.example"] and outbox(pipe)[0].status == "sent"
+    finally:
+        deliverer.close()
+        relay.stop()
+        pipe.close()
