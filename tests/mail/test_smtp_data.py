@@ -153,7 +153,7 @@ def test_the_answers_to_what_a_section_may_not_hold(listeners: dict[str, Listene
 
 def test_a_picture_sized_section_is_read_in_blocks(listeners: dict[str, Listener],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 40 KB section of 76-character lines (a picture's base64) takes a reader call per block, not per line."""
+    """A 40 KB section of 76-character lines (a picture's base64): a reader call or two per read, not one a line."""
     calls = 0
     readuntil = asyncio.StreamReader.readuntil
 
