@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import queue
 import socket
@@ -86,8 +87,9 @@ def _answer(reader: Any) -> bytes:
             return b"".join(lines)
 
 
-def _session(listener: Listener, pieces: list[bytes], pause: float = 0.002) -> Outcome:
-    """Send the section in ``pieces``, a NOOP right behind its last one, and read both answers."""
+@contextlib.contextmanager
+def _at_data(listener: Listener) -> Iterator[tuple[socket.socket, Any]]:
+    """A session on ``listener`` that has had its 354 to DATA: the connection and a reader of its answers."""
     with socket.create_connection(("127.0.0.1", listener.port), timeout=10) as connection:
         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         reader = connection.makefile("rb")
@@ -96,6 +98,12 @@ def _session(listener: Listener, pieces: list[bytes], pause: float = 0.002) -> O
                         b"DATA"):
             connection.sendall(command + b"\r\n")
             _answer(reader)
+        yield connection, reader
+
+
+def _session(listener: Listener, pieces: list[bytes], pause: float = 0.002) -> Outcome:
+    """Send the section in ``pieces``, a NOOP right behind its last one, and read both answers."""
+    with _at_data(listener) as (connection, reader):
         for piece in pieces[:-1]:
             connection.sendall(piece)
             time.sleep(pause)  # each piece a read of its own, so the end marker falls across reads
@@ -164,14 +172,7 @@ def test_a_picture_sized_section_is_read_in_blocks(listeners: dict[str, Listener
 
     monkeypatch.setattr(asyncio.StreamReader, "readuntil", counting)
     section = b"Subject: picture\r\n\r\n" + (b"QUJD" * 19 + b"\r\n") * 520 + b".\r\n"
-    listener = listeners["pbem"]
-    with socket.create_connection(("127.0.0.1", listener.port), timeout=10) as connection:
-        reader = connection.makefile("rb")
-        _answer(reader)
-        for command in (b"EHLO test.example", b"MAIL FROM:<bob@players.example>", b"RCPT TO:<pbem@pbem.test>",
-                        b"DATA"):
-            connection.sendall(command + b"\r\n")
-            _answer(reader)
+    with _at_data(listeners["pbem"]) as (connection, reader):
         before = calls
         connection.sendall(section)
         answer = _answer(reader)
