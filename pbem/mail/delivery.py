@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Integer, bindparam
+from sqlalchemy import select as select_columns
 from sqlmodel import col, select, update
 
+from pbem.mail.claimed import ClaimedMail
 from pbem.mail.compose import plain_address
 from pbem.mail.drawings import Drawings
 from pbem.mail.inbound.headers import PLAIN_ADDRESS
@@ -71,13 +73,18 @@ _PLAIN_PATH = re.compile(PLAIN_ADDRESS)
 _SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
 #: The pending mails due at ``now``, oldest first, at most ``batch``, but for those ``marked`` sent in the journal
 #: and not yet folded (see Deliverer.deliver_due): a call's first claim. Built once, since every call asks.
-_PENDING_DUE = (col(OutboxItem.status) == OutboxStatus.PENDING, col(OutboxItem.next_attempt_at) <= bindparam("now"))
-_DUE = (select(OutboxItem).where(*_PENDING_DUE, col(OutboxItem.id).not_in(bindparam("marked", expanding=True)))
-        .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
+_OUTBOX = OutboxItem.__table__  # type: ignore[attr-defined]
+_CLAIMED = (_OUTBOX.c.id, _OUTBOX.c.recipient, _OUTBOX.c.raw, _OUTBOX.c.pictures, _OUTBOX.c.attempts)  # ClaimedMail
+_PENDING_DUE = (_OUTBOX.c.status == OutboxStatus.PENDING, _OUTBOX.c.next_attempt_at <= bindparam("now"))
+_DUE = (select_columns(*_CLAIMED).where(*_PENDING_DUE, _OUTBOX.c.id.not_in(bindparam("marked", expanding=True)))
+        .order_by(_OUTBOX.c.id).limit(bindparam("batch", type_=Integer)))
 #: The same, newer than the call's claims so far (``after``): the claims while its connections send. What it
 #: claimed, sent or not, is older; a mail retried meanwhile, older too, waits for the next call.
-_DUE_AFTER = (select(OutboxItem).where(*_PENDING_DUE, col(OutboxItem.id) > bindparam("after"))
-              .order_by(col(OutboxItem.id)).limit(bindparam("batch", type_=Integer)))
+_DUE_AFTER = (select_columns(*_CLAIMED).where(*_PENDING_DUE, _OUTBOX.c.id > bindparam("after"))
+              .order_by(_OUTBOX.c.id).limit(bindparam("batch", type_=Integer)))
+#: A claim's lease on PostgreSQL: another instance (or this one after a crash) retries only once it runs out.
+_LEASED = (update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
+           .values(next_attempt_at=bindparam("until"), leased_by=bindparam("instance")))
 #: When the earliest pending mail is due; built once, since every delivery call asks.
 _NEXT_DUE = (select(OutboxItem.next_attempt_at).where(col(OutboxItem.status) == OutboxStatus.PENDING)
              .order_by(col(OutboxItem.next_attempt_at)).limit(1))
@@ -205,7 +212,7 @@ class Deliverer:
         self._finishing.set()
         self._due.set()
 
-    def _claim_due(self, after: int | None = None) -> list[OutboxItem]:
+    def _claim_due(self, after: int | None = None) -> list[ClaimedMail]:
         """Up to ``batch`` due mails, oldest first: all of them (None; but for those marked and not folded), or
         those newer than ``after``."""
         if after is None:
@@ -220,16 +227,13 @@ class Deliverer:
             # not folded yet: nobody else could take these rows, and a restart releases every lease anyway.
             # A lease would only cost a commit (and the writers' lock) per claim.
             with self.db.read() as session:
-                items = list(session.exec(statement, params=due_now).all())
-                session.expunge_all()
-            return items
+                return [ClaimedMail(*row) for row in session.connection().execute(statement, due_now)]
         with self.db.transaction() as session:
-            items = list(session.exec(self.db.claimable(statement), params=due_now).all())
-            # A lease: another instance (or this one after a crash) retries only once it runs out.
-            for item in items:
-                item.next_attempt_at = utcnow() + _LEASE
-                item.leased_by = self.instance
-                session.add(item)
+            connection = session.connection()
+            items = [ClaimedMail(*row) for row in connection.execute(self.db.claimable(statement), due_now)]
+            if items:
+                connection.execute(_LEASED, {"ids": [item.id for item in items], "until": utcnow() + _LEASE,
+                                             "instance": self.instance})
             return items
 
     def release_leases(self) -> int:
@@ -319,7 +323,7 @@ class Deliverer:
             queue = RecipientQueue(REFILL_BELOW)
             newest = self._queue(items, queue, drawn)
 
-    def _queue(self, items: list[OutboxItem], queue: RecipientQueue, drawn: dict[int, Future[bytes]]) -> int:
+    def _queue(self, items: list[ClaimedMail], queue: RecipientQueue, drawn: dict[int, Future[bytes]]) -> int:
         """Offer claimed ``items`` to the connections, their pictures asked for; the newest one's id."""
         # The worker commits without waiting for the disk (Database.transaction): what these mails
         # report must be on disk before they leave, or a power cut could take back a move already told.
@@ -394,13 +398,13 @@ class Deliverer:
         self._wait_synced(unsynced)
         return sent
 
-    def _send_mails(self, lane: int, mails: list[OutboxItem], queue: RecipientQueue, drawn: dict[int, Future[bytes]],
+    def _send_mails(self, lane: int, mails: list[ClaimedMail], queue: RecipientQueue, drawn: dict[int, Future[bytes]],
                     unsynced: int) -> tuple[int, bool, int]:
         """Send one recipient's ``mails`` on connection ``lane``: how many were sent, whether the relay is down,
         and the connection's last mark to be synced."""
         sent = 0
         for index, item in enumerate(mails):
-            ahead = drawn.get(item.id) if item.id is not None else None
+            ahead = drawn.get(item.id)
             try:
                 raw = ahead.result() if ahead is not None else item.raw
                 recipient = self._begin(lane, item, raw)
@@ -437,7 +441,7 @@ class Deliverer:
         if line and self.journal is not None:
             self.journal.wait_synced(line)
 
-    def _failed(self, lane: int, item: OutboxItem, error: BaseException, rest: list[OutboxItem],
+    def _failed(self, lane: int, item: ClaimedMail, error: BaseException, rest: list[ClaimedMail],
                 queue: RecipientQueue) -> bool:
         """Count ``item``'s failed attempt; True when the relay is down: then ``rest`` (its recipient's mails after
         it) and every mail no connection has taken yet retry with it."""
@@ -470,7 +474,7 @@ class Deliverer:
             return False
         return True
 
-    def _begin(self, lane: int, item: OutboxItem, raw: bytes) -> str:
+    def _begin(self, lane: int, item: ClaimedMail, raw: bytes) -> str:
         """Everything of ``item``'s sending but what makes it the relay's; the recipient, as it was sent to."""
         recipient = plain_address(item.recipient).encode("ascii", "surrogateescape").decode("utf-8", "replace")
         if not self.smtp_host:
@@ -481,7 +485,7 @@ class Deliverer:
         connection.begin_mail(recipient, raw, [] if recipient.isascii() else ["SMTPUTF8"])
         return recipient
 
-    def _end(self, lane: int, item: OutboxItem, raw: bytes) -> tuple[int, bytes]:
+    def _end(self, lane: int, item: ClaimedMail, raw: bytes) -> tuple[int, bytes]:
         """Make ``item``'s mail the relay's (its final dot), or write it to the Maildir; what was answered."""
         if not self.smtp_host:
             # mailbox.Maildir only creates tmp/new/cur when the folder itself is missing.
@@ -518,12 +522,11 @@ class Deliverer:
         if self.journal is not None:
             self.journal.close()
 
-    def _mark_sent(self, item: OutboxItem) -> int:
+    def _mark_sent(self, item: ClaimedMail) -> int:
         """Right after the relay's 250, one small write per mail: a crash in between re-sends at most this one
         mail (with its Message-ID, which receivers use to drop the copy). The mark's line in the journal, still
         to be synced (0: the outbox itself was marked, durably)."""
         if self.journal is not None:
-            assert item.id is not None
             self._marked.add(item.id)  # before its line: a fold that reads the line takes it out again
             try:
                 return self.journal.write(item.id, utcnow())
@@ -534,7 +537,7 @@ class Deliverer:
                       .values(status=OutboxStatus.SENT, sent_at=utcnow(), attempts=item.attempts + 1, leased_by=""))
         return 0
 
-    def _mark_failed(self, item: OutboxItem, error: BaseException) -> datetime | None:
+    def _mark_failed(self, item: ClaimedMail, error: BaseException) -> datetime | None:
         """Count the failed attempt; when the mail is tried next (None: given up)."""
         permanent = isinstance(error, smtplib.SMTPNotSupportedError | UnicodeError) or (
             isinstance(error, smtplib.SMTPRecipientsRefused)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from pbem.store.models import OutboxItem
+from pbem.mail.claimed import ClaimedMail
 
 __all__ = ["Drawings"]
 
@@ -27,9 +27,9 @@ class Drawings:
         self._finish = finish
         self._drawer: ThreadPoolExecutor | None = None
 
-    def for_mails(self, items: Iterable[OutboxItem]) -> dict[int, Future[bytes]]:
+    def for_mails(self, items: Iterable[ClaimedMail]) -> dict[int, Future[bytes]]:
         """The finished picture mails among ``items``, by outbox id, asked for in their order."""
-        return {item.id: self._draw(item.raw, item.pictures) for item in items if item.pictures and item.id is not None}
+        return {item.id: self._draw(item.raw, item.pictures) for item in items if item.pictures}
 
     @staticmethod
     def done_with(drawn: dict[int, Future[bytes]]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 
-from pbem.store.models import OutboxItem
+from pbem.mail.claimed import ClaimedMail
 
 __all__ = ["RecipientQueue"]
 
@@ -31,16 +31,16 @@ class RecipientQueue:
         self._offered = threading.Condition(lock)  # the connections wait here for a recipient
         self._short = threading.Condition(lock)  # the feeder waits here for room
         self._waiting: deque[str] = deque()  # recipients no connection has, with mails to send
-        self._mails: dict[str, list[OutboxItem]] = {}  # by recipient: the mails not taken yet
+        self._mails: dict[str, list[ClaimedMail]] = {}  # by recipient: the mails not taken yet
         self._taken: set[str] = set()  # recipients a connection is sending to
         self._closed = False
         self._stopped = False
 
     @staticmethod
-    def recipient_of(item: OutboxItem) -> str:
+    def recipient_of(item: ClaimedMail) -> str:
         return item.recipient.lower()
 
-    def add(self, items: list[OutboxItem]) -> bool:
+    def add(self, items: list[ClaimedMail]) -> bool:
         """Queue ``items`` (oldest first) behind what each recipient already has waiting; False (nothing queued)
         once the queue is stopped."""
         with self._offered:
@@ -54,7 +54,7 @@ class RecipientQueue:
                 self._mails.setdefault(recipient, []).append(item)
             return True
 
-    def take(self) -> list[OutboxItem] | None:
+    def take(self) -> list[ClaimedMail] | None:
         """The next waiting recipient's mails, now this caller's until ``done``; None when there is nothing more
         to take (closed and nobody waiting, or stopped)."""
         with self._offered:
@@ -68,7 +68,7 @@ class RecipientQueue:
                 self._short.notify()
             return self._mails.pop(recipient)
 
-    def done(self, mails: list[OutboxItem]) -> None:
+    def done(self, mails: list[ClaimedMail]) -> None:
         """The connection that took ``mails`` has finished with them: their recipient's later mails may be taken."""
         if not mails:
             return
@@ -85,7 +85,7 @@ class RecipientQueue:
             self._closed = True
             self._offered.notify_all()
 
-    def stop(self) -> list[OutboxItem]:
+    def stop(self) -> list[ClaimedMail]:
         """Take nothing more (the relay is down); the mails not taken, handed back to be retried later."""
         with self._offered:
             self._stopped = True

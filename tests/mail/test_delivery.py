@@ -23,9 +23,10 @@ import pbem.mail.delivery
 import pbem.mail.smtpd
 from pbem.mail.delivery import Deliverer, _RelayConnection, dot_stuffed
 from pbem.mail.sent_journal import SentJournal
+from pbem.store.db import Database
 from pbem.store.models import InboxItem, OutboxItem, utcnow
 from tests.helpers.harness import Harness, Player, SinkHandler, body_of
-from tests.helpers.pipeline import Pipeline
+from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
 from tests.helpers.serving import free_port
 
 
@@ -413,3 +414,32 @@ def test_a_relay_that_falls_silent_fails_the_call_after_the_timeout_and_the_mail
         deliverer.close()
         relay.stop()
         pipe.close()
+
+
+def test_a_claim_on_postgresql_leases_its_mails_to_its_instance(tmp_path: Path) -> None:
+    """Two instances on one PostgreSQL database: what one claims (a Core select and a lease by id), the other
+    does not get until the lease runs out, and the claimed mails carry what delivery sends them by."""
+    reason = postgres_available()
+    if reason:
+        pytest.skip(reason)
+    url = fresh_postgres_url()
+    pipe = Pipeline(tmp_path, database_url=url)
+    first = Deliverer(pipe.db, "127.0.0.1", free_port(), "")
+    second = Deliverer(Database(url), "127.0.0.1", free_port(), "")
+    try:
+        for number in range(3):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        before = utcnow()
+        claimed = first._claim_due()
+        assert [mail.recipient for mail in claimed] == [f"p{number}@players.example" for number in range(3)]
+        assert all(b"Subject:" in mail.raw and mail.attempts == 0 for mail in claimed)
+        assert second._claim_due() == []
+        rows = outbox(pipe)
+        assert {row.leased_by for row in rows} == {first.instance}
+        assert all(row.next_attempt_at >= before + timedelta(minutes=4) for row in rows)
+    finally:
+        first.close()
+        second.close()
+        second.db.dispose()
+        pipe.close()
+        drop_postgres(url)

@@ -16,6 +16,7 @@ from sqlmodel import select
 import pbem.mail.delivery
 from pbem.engine.base import Seat
 from pbem.engine.board_view import BoardView
+from pbem.mail.claimed import ClaimedMail
 from pbem.mail.compose import InlineImage, Outgoing, compose
 from pbem.mail.delivery import Deliverer
 from pbem.mail.drawings import Drawings
@@ -43,9 +44,9 @@ class Recorder:
         return raw + b"+drawn"
 
 
-def _item(number: int, pictures: str = "[]") -> OutboxItem:
-    return OutboxItem(id=number, recipient=f"p{number}@players.example", message_id=f"<{number}@test>",
-                      raw=b"mail %d" % number, pictures=pictures, next_attempt_at=utcnow(), created_at=utcnow())
+def _item(number: int, pictures: str = "[]") -> ClaimedMail:
+    return ClaimedMail(id=number, recipient=f"p{number}@players.example", raw=b"mail %d" % number, pictures=pictures,
+                       attempts=0)
 
 
 def test_mails_are_drawn_in_the_order_they_were_asked_for() -> None:

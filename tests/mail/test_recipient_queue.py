@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import threading
 
+from pbem.mail.claimed import ClaimedMail
 from pbem.mail.recipient_queue import RecipientQueue
-from pbem.store.models import OutboxItem, utcnow
 
 
-def _mail(number: int, recipient: str) -> OutboxItem:
-    return OutboxItem(id=number, recipient=recipient, message_id=f"<{number}@test>", raw=b"",
-                      next_attempt_at=utcnow(), created_at=utcnow())
+def _mail(number: int, recipient: str) -> ClaimedMail:
+    return ClaimedMail(id=number, recipient=recipient, raw=b"", pictures="", attempts=0)
 
 
-def _ids(mails: list[OutboxItem] | None) -> list[int | None]:
+def _ids(mails: list[ClaimedMail] | None) -> list[int]:
     assert mails is not None
     return [mail.id for mail in mails]
 
