@@ -139,6 +139,11 @@ def _both(listeners: dict[str, Listener], pieces: list[bytes]) -> Outcome:
 @example([b"x" * 499, b"x" * 499, b"a", b"a"], b"\r\n.\r\n", [700])  # 1000: refused, line too long
 @example([b"x" * 499, b"\r\n"] * 5, b".\r\n", [0])  # over the size limit: refused
 @example([b"a\n.", b"\r", b"\n"], b".\r\n", [2])  # a bare LF before a dot does not end a line
+# Found by this test: the line that takes the count over the limit is refused as too much, though also too long.
+@example([b"x" * 499, b"\r\n", b"x" * 499, b"x" * 499, b"\r\n", b"..", b"x" * 499, b"x" * 499], b"\r\n.\r\n", [])
+# Over the limit while a line is unfinished: it settles the answer once it ends (too much) or overruns (too long).
+@example([b"x" * 499, b"\r\n"] * 4 + [b"x" * 499, b"x" * 499, b"x" * 499], b"\r\n.\r\n", [2200])
+@example([b"x" * 499, b"\r\n"] * 4 + [b"x" * 499, b"a"], b"\r\n.\r\n", [2200])
 def test_a_section_reads_as_aiosmtpd_reads_it(listeners: dict[str, Listener], pieces: list[bytes], end: bytes,
                                              cuts: list[int]) -> None:
     body = b"".join(pieces)
