@@ -71,11 +71,12 @@ _FOLD = (update(OutboxItem)
 _PLAIN_PATH = re.compile(PLAIN_ADDRESS)
 #: What a failed sending raises: the relay's refusals and the network's errors (counted; retried unless permanent).
 _SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
+_OUTBOX = OutboxItem.__table__  # type: ignore[attr-defined]
+#: What a claim reads of each row: ClaimedMail's fields, in its order.
+_CLAIMED = (_OUTBOX.c.id, _OUTBOX.c.recipient, _OUTBOX.c.raw, _OUTBOX.c.pictures, _OUTBOX.c.attempts)
+_PENDING_DUE = (_OUTBOX.c.status == OutboxStatus.PENDING, _OUTBOX.c.next_attempt_at <= bindparam("now"))
 #: The pending mails due at ``now``, oldest first, at most ``batch``, but for those ``marked`` sent in the journal
 #: and not yet folded (see Deliverer.deliver_due): a call's first claim. Built once, since every call asks.
-_OUTBOX = OutboxItem.__table__  # type: ignore[attr-defined]
-_CLAIMED = (_OUTBOX.c.id, _OUTBOX.c.recipient, _OUTBOX.c.raw, _OUTBOX.c.pictures, _OUTBOX.c.attempts)  # ClaimedMail
-_PENDING_DUE = (_OUTBOX.c.status == OutboxStatus.PENDING, _OUTBOX.c.next_attempt_at <= bindparam("now"))
 _DUE = (select_columns(*_CLAIMED).where(*_PENDING_DUE, _OUTBOX.c.id.not_in(bindparam("marked", expanding=True)))
         .order_by(_OUTBOX.c.id).limit(bindparam("batch", type_=Integer)))
 #: The same, newer than the call's claims so far (``after``): the claims while its connections send. What it

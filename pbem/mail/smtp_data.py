@@ -69,15 +69,6 @@ def _first_refusal(kept: bytearray, size_limit: int, line_length_limit: int) -> 
     return (Refusal.TOO_LONG if len(kept) - start > line_length_limit else None), start
 
 
-def _unfinished_refusal(line: bytearray, line_length_limit: int) -> Refusal | None:
-    """The refusal of a section over its size limit whose finished lines did not settle it: its next line does.
-    Once it ends, the count is past the limit (TOO_MUCH), unless the line overran the reader first (TOO_LONG)."""
-    end = line.find(b"\r\n")
-    if end > line_length_limit or (end < 0 and len(line) > line_length_limit):
-        return Refusal.TOO_LONG
-    return Refusal.TOO_MUCH if end >= 0 else None
-
-
 def _unstuffed(stuffed: bytes | bytearray) -> bytes:
     """The section without its transparency dots: a line that starts with a dot loses that dot (RFC 5321 4.5.2)."""
     return (b"\r\n" + stuffed).replace(b"\r\n.", b"\r\n")[2:]
@@ -112,7 +103,9 @@ async def read_data_section(reader: asyncio.StreamReader, size_limit: int | None
             return  # settled: what comes is forgotten as it comes
         kept.extend(block)
         if over:
-            refusal = _unfinished_refusal(kept, line_length_limit)
+            # The finished lines did not settle it, so the count goes past the limit with the next one to end
+            # (a limit of 0), unless that line overruns the reader first.
+            refusal, _ = _first_refusal(kept, 0, line_length_limit)
         elif size_limit and size - 3 > size_limit:
             over = True
             refusal, start = _first_refusal(kept, size_limit, line_length_limit)

@@ -254,6 +254,11 @@ class PbemSMTP(SMTP):
     compares the two.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self._decode_data:  # smtp_DATA hands the handler bytes, as pbem's listener stores them
+            raise ValueError("PbemSMTP does not decode DATA (decode_data must be false)")
+
     async def smtp_DATA(self, arg: str) -> None:
         """aiosmtpd's DATA command, the section read in blocks (pbem.mail.smtp_data) rather than line by line."""
         if await self.check_helo_needed() or await self.check_auth_needed("DATA"):
@@ -277,13 +282,6 @@ class PbemSMTP(SMTP):
             self._set_post_data_state()  # type: ignore[no-untyped-call]
             return
         self.envelope.original_content = self.envelope.content = section.content
-        if self._decode_data:  # as aiosmtpd decodes; pbem's listener keeps bytes
-            try:
-                self.envelope.content = (section.content.decode("utf-8", errors="surrogateescape")
-                                         if self.enable_SMTPUTF8 else section.content.decode("ascii"))
-            except UnicodeDecodeError:
-                await self.push("500 Error: strict ASCII mode")
-                return
         status = await self._call_handler_hook("DATA")
         self._set_post_data_state()  # type: ignore[no-untyped-call]
         await self.push("250 OK" if status is MISSING else status)
