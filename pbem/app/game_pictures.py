@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-import uuid
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,7 +72,7 @@ def html_source(game: Game, state: Any, audience: Recipient, domain: str, clock:
                 link: str = "") -> HtmlSource:
     """What the HTML part of a game mail to ``audience`` shows: its picture, the diagram, clock and moves."""
     view = engine_for(game).view(state, audience, highlights_of(game) if highlight else (), white_bottom=white_bottom)
-    picture = _picture(game, view, f"board.{uuid.uuid4().hex}@{domain}")
+    picture = _picture(game, view, f"board.{secrets.token_hex(16)}@{domain}")
     return HtmlSource(picture.image if picture else None, (picture.width, picture.height) if picture else (0, 0),
                       view.diagram, tuple(clock), move_rows(moves), link)
 

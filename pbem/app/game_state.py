@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from functools import cache
@@ -15,6 +14,7 @@ from pbem.app.context import Context
 from pbem.app.game_options import split_options
 from pbem.app.news import computer_name
 from pbem.engine.base import Seat, Variant
+from pbem.store import json_text
 from pbem.store.models import Game, MoveRecord
 from pbem.store.vocabulary import GameStatus
 from pbem.variants import get_variant
@@ -48,14 +48,14 @@ def active_game_of(account_id: int | None) -> ColumnElement[bool]:
 
 @cache
 def _engine(key: str, options_json: str) -> Variant[Any, Any]:
-    return get_variant(key, json.loads(options_json))
+    return get_variant(key, json_text.loads(options_json))
 
 
 def engine_for(game: Game) -> Variant[Any, Any]:
     if not game.options:  # most games, and a dozen calls a move: no options to split and sort
         return _engine(game.variant, "{}")
     rules, _ = split_options(game.options)
-    return _engine(game.variant, json.dumps(rules, sort_keys=True))
+    return _engine(game.variant, json_text.canonical(rules).decode("utf-8"))
 
 
 #: Games whose engine state each thread keeps loaded (a busy server's games in play).
@@ -65,7 +65,7 @@ _loaded = threading.local()
 
 #: A loaded state: its engine, the stored JSON it was loaded from (keys sorted), the state, and the stored dict
 #: itself (a game object holding that very dict holds that JSON: nothing here changes a stored dict in place).
-_Loaded = tuple[Variant[Any, Any], str, Any, dict[str, Any]]
+_Loaded = tuple[Variant[Any, Any], bytes, Any, dict[str, Any]]
 
 
 def _states() -> OrderedDict[int, _Loaded]:
@@ -89,7 +89,7 @@ def store_state(game: Game, state: Any) -> None:
     engine = engine_for(game)
     game.state = engine.dump(state)
     if game.id is not None:
-        _keep(_states(), game.id, (engine, json.dumps(game.state, sort_keys=True), state, game.state))
+        _keep(_states(), game.id, (engine, json_text.canonical(game.state), state, game.state))
 
 
 def state_of(game: Game) -> Any:
@@ -107,7 +107,7 @@ def state_of(game: Game) -> Any:
     hit = cache_of.get(game.id)
     if hit is not None and hit[0] is engine and hit[3] is game.state:
         return hit[2]  # the dict it was loaded from, or stored as: the JSON need not be written to compare
-    stored = json.dumps(game.state, sort_keys=True)
+    stored = json_text.canonical(game.state)
     if hit is not None and hit[0] is engine and hit[1] == stored:
         _keep(cache_of, game.id, (engine, stored, hit[2], game.state))  # the next reader of this dict: no JSON
         return hit[2]

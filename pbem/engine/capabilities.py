@@ -7,7 +7,7 @@ A variant class declares an ability simply by defining the methods; callers test
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from pbem.engine.base import Seat, Transition
 
@@ -128,11 +128,26 @@ class ActionCompletion(Protocol):
     def complete_action(self, state: Any, action: Any) -> Any: ...
 
 
+#: Whether an engine class keeps secrets, by class: an ``isinstance`` against a runtime-checkable protocol
+#: looks the protocol's members up at every call, twice a move.
+_SECRET_KEEPING: dict[type, bool] = {}
+
+
+def _keeps_secrets(engine: object) -> bool:
+    kind = type(engine)
+    found = _SECRET_KEEPING.get(kind)
+    if found is None:
+        found = _SECRET_KEEPING[kind] = isinstance(engine, SecretKeeping)
+    return found
+
+
 def seal_action(engine: object, state: Any, action: Any, nonce: str) -> Any:
     """``action`` sealed with ``nonce`` where the engine keeps secrets, else unchanged."""
-    return engine.seal(state, action, nonce) if isinstance(engine, SecretKeeping) else action
+    if _keeps_secrets(engine):
+        return cast(SecretKeeping, engine).seal(state, action, nonce)
+    return action
 
 
 def secrets_of(engine: object, state: Any) -> Mapping[Seat, tuple[str, ...]]:
     """Each seat's unrevealed secret strings in ``state`` (none for an engine without secrets)."""
-    return engine.secrets(state) if isinstance(engine, SecretKeeping) else {}
+    return cast(SecretKeeping, engine).secrets(state) if _keeps_secrets(engine) else {}

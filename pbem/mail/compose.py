@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import binascii
 import contextlib
-import json
 import re
-import uuid
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ from email.utils import format_datetime, formataddr
 from html import escape
 
 from pbem.engine.board_view import BoardView, board_to_data
+from pbem.store import json_text
 from pbem.store.vocabulary import OutboxKind
 
 __all__ = ["Attachment", "Composed", "HtmlSource", "InlineImage", "Outgoing", "SecretLeakError", "base64_line_bytes",
@@ -104,7 +104,7 @@ class Outgoing:
 
 def new_message_id(domain: str) -> str:
     """A fresh, unique Message-ID under our own domain."""
-    return f"<pbem.{uuid.uuid4().hex}@{domain}>"
+    return f"<pbem.{secrets.token_hex(16)}@{domain}>"
 
 
 # Header values come partly from inbound mail (subjects, Message-IDs, sender addresses): whatever
@@ -237,7 +237,8 @@ def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Compo
     out: list[str] = []
     later: list[dict[str, object]] = []
     _write(_body(mail, later), out, headers)
-    return Composed(message_id, "".join(out).encode("ascii", "surrogateescape"), json.dumps(later) if later else "")
+    raw = "".join(out).encode("ascii", "surrogateescape")
+    return Composed(message_id, raw, json_text.dumps(later) if later else "")
 
 
 @dataclass(slots=True)
@@ -369,7 +370,7 @@ def _boundary(mail: Outgoing) -> str:
     Base64 and quoted-printable text cannot contain '=_'; the 7-bit parts are checked.
     """
     while True:
-        stem = f"=_{uuid.uuid4().hex[:24]}"  # 96 random bits; short enough for Content-Type to fit a line
+        stem = f"=_{secrets.token_hex(12)}"  # 96 random bits; short enough for Content-Type to fit a line
         if not any(stem in text for text in (mail.body, mail.html)):
             return stem
 

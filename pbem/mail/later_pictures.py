@@ -12,7 +12,6 @@ a mail sent again after a crash carries the same picture.
 from __future__ import annotations
 
 import io
-import json
 import logging
 import re
 from typing import Any
@@ -22,6 +21,7 @@ from PIL import Image
 from pbem.engine.board_view import board_from_data
 from pbem.mail.compose import base64_line_bytes
 from pbem.pictures.render import render_png
+from pbem.store import json_text
 
 __all__ = ["blank_png", "draw_entry", "finished"]
 
@@ -37,7 +37,7 @@ def finished(raw: bytes, pictures: str) -> bytes:
     if not pictures:
         return raw
     try:
-        entries = json.loads(pictures)
+        entries = json_text.loads(pictures)
         markers = [f"{entry['marker']}\r\n".encode("ascii") for entry in entries]
     except (ValueError, TypeError, KeyError) as error:
         # Only a damaged row reads so: its mail still goes, its text whole and each picture blank, rather than

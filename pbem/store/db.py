@@ -28,7 +28,7 @@ from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
-from pbem.store import models, schema
+from pbem.store import json_text, models, schema
 from pbem.store.durable import sync_folder
 from pbem.store.prepared import Prepared, hold_connection
 
@@ -36,6 +36,8 @@ __all__ = ["Database", "GameClaims", "Leadership"]
 
 log = logging.getLogger(__name__)
 
+#: The JSON columns written and read by orjson (pbem.store.json_text), on either database.
+_JSON: dict[str, Any] = {"json_serializer": json_text.dumps, "json_deserializer": json_text.loads}
 _READ_ONLY = "pbem_read_only"
 _POLL = "pbem_poll"  # a connection that runs one read-only SELECT
 _MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key of schema migrations
@@ -324,10 +326,10 @@ class Database:
         if self.is_sqlite:
             if parsed.database and parsed.database != ":memory:":
                 Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-            self.engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            self.engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **_JSON)
             _prepare_sqlite(self.engine)
         else:
-            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, **_JSON)
         self.url = url
         self._reader = self.engine.execution_options(**{_READ_ONLY: True})
         self._poller = self.engine.execution_options(**{_READ_ONLY: True, _POLL: True})
