@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import struct
 import threading
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
 from PIL import Image
+from zlib_ng import zlib_ng
 
 __all__ = ["BAND_ROWS", "BandedPngEncoder", "adler32_combine", "index_bytes"]
 
@@ -26,6 +26,9 @@ __all__ = ["BAND_ROWS", "BandedPngEncoder", "adler32_combine", "index_bytes"]
 #: 0.96. Each band is a deflate block of its own (its own code tables), so small bands cost more when new.
 BAND_ROWS = 48
 _ADLER_MOD = 65521
+# zlib-ng, not the standard library's zlib: its run-length deflate wrote the same bytes for 2,818 bands of all five
+# variants' pictures, and it is faster. Over 800 pictures of 40 interleaved Hyperspace games (band cache warm), the
+# encoding took 0.43 ms a picture against 0.55: a new band's deflate 25 against 35 µs, its Adler-32 0.5 against 7.6.
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KB window, fastest (the level is advisory)
 _FINAL_BLOCK = b"\x03\x00"  # an empty fixed-Huffman block with BFINAL set: the stream ends here
@@ -66,14 +69,14 @@ def index_bytes(image: Image.Image) -> bytes:
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib_ng.crc32(data, zlib_ng.crc32(kind)))
 
 
 class BandedPngEncoder:
     """Encodes palette ("P") images as 8-bit PNGs, remembering up to ``bands`` deflated bands (least recently
     used go first). Safe to share between threads."""
 
-    def __init__(self, bands: int = 4096, level: int = 3, strategy: int = zlib.Z_RLE) -> None:
+    def __init__(self, bands: int = 4096, level: int = 3, strategy: int = zlib_ng.Z_RLE) -> None:
         self._capacity = bands
         self._level, self._strategy = level, strategy
         # key -> (deflate segment, Adler-32 of the filtered rows, their length); dict order is recency
@@ -103,7 +106,7 @@ class BandedPngEncoder:
         adler = 1  # the Adler-32 of nothing
         # One deflater for the picture's new bands: each band ends on a full flush, which forgets the band
         # before it, so a segment is the same whichever bands came first.
-        deflater = zlib.compressobj(self._level, zlib.DEFLATED, -15, 8, self._strategy)
+        deflater = zlib_ng.compressobj(self._level, zlib_ng.DEFLATED, -15, 8, self._strategy)
         stride = width + 1
         for top in range(0, height, BAND_ROWS):
             segment, band_adler, length = self._band(rows[top * stride:min(top + BAND_ROWS, height) * stride],
@@ -125,7 +128,7 @@ class BandedPngEncoder:
                 self._bands[key] = found  # now the most recent
                 self.hits += 1
                 return found
-        made = (deflater.compress(rows) + deflater.flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
+        made = (deflater.compress(rows) + deflater.flush(zlib_ng.Z_FULL_FLUSH), zlib_ng.adler32(rows), len(rows))
         with self._lock:
             self.misses += 1
             self._bands[key] = made

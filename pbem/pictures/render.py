@@ -10,11 +10,11 @@ named colours (the move highlights, the background) come out of the PNG exactly.
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Callable
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
+from zlib_ng import zlib_ng
 
 from pbem.engine.board_view import BoardView, Cell, Mark, Piece, PieceKind
 
@@ -51,7 +51,7 @@ PIECE_SHARE = 0.86  # a figure's side as a share of its cell's
 PNG_COMPRESS_LEVEL = 3  # zlib level: ~1 ms for a 600 px board, ~20 KB; 6 would double the time for 20% less
 #: Run-length matching only: a board is runs of one colour. 0.14 to 0.32 ms less a picture (a sixth to a
 #: quarter) for 0 to 3 KB more, measured over 15 positions of each variant (space-chess's small pictures: 5 KB).
-PNG_STRATEGY = zlib.Z_RLE
+PNG_STRATEGY = zlib_ng.Z_RLE
 #: Bands of rows deflated once for every picture that shows them (see pbem.pictures.png); 4096 bands of
 #: about 1.7 KB are some 7 MB, the rows of about 300 different pictures.
 PNG_ENCODER = BandedPngEncoder(bands=4096, level=PNG_COMPRESS_LEVEL, strategy=PNG_STRATEGY)
