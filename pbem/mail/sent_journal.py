@@ -6,12 +6,19 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-__all__ = ["SentJournal"]
+__all__ = ["GATHER_SECONDS", "SentJournal"]
+
+#: How long the syncer lets lines gather before it syncs them when nobody waits for them yet. A connection waits
+#: for its mark only before its next final dot, after that mail's envelope and content (some milliseconds at a
+#: busy relay); meanwhile the other connections write theirs, and one sync takes them all. Syncing each line at
+#: once made one fdatasync a mail at the e2e bench's maximum (1.11 lines a sync).
+GATHER_SECONDS = 0.002
 
 
 class SentJournal:
@@ -27,7 +34,8 @@ class SentJournal:
     A line is the kernel's once :meth:`write` returns, which no crash of this process takes back; a
     thread of the journal's own then syncs it to the disk, against a power cut, while the deliverer
     goes on with its next mail's envelope and content (:meth:`wait_synced` waits for it before that
-    mail's final dot). One sync covers every line written before it began (a group commit).
+    mail's final dot). One sync covers every line written before it began (a group commit): the syncer
+    starts one as soon as somebody waits for a line, else once the oldest line has waited GATHER_SECONDS.
     """
 
     def __init__(self, path: Path) -> None:
@@ -40,6 +48,8 @@ class SentJournal:
         # (first, last, what it raised), which stays failed: after a write-back error a later sync that
         # succeeds says nothing of the pages already lost. Writers, waiters and the syncer share the condition.
         self._written = self._attempted = self._synced = 0
+        self._wanted = 0  # the last line somebody waits for (see wait_synced)
+        self._pending_since: float | None = None  # when the oldest line the syncer has not taken was written
         self._failed: list[tuple[int, int, OSError]] = []
         self._condition = threading.Condition()
         self._syncer: threading.Thread | None = None
@@ -71,7 +81,9 @@ class SentJournal:
             if self._syncer is None or not self._syncer.is_alive():  # the first line (or a forked process's)
                 self._syncer = threading.Thread(target=self._sync_forever, name="pbem-sent-sync", daemon=True)
                 self._syncer.start()
-            self._condition.notify_all()
+            if self._pending_since is None:  # the syncer had nothing to do: its gathering starts now
+                self._pending_since = time.monotonic()
+                self._condition.notify_all()
             return self._written
 
     @property
@@ -89,20 +101,28 @@ class SentJournal:
                         raise error
                 if self._synced >= line:
                     return
+                if line > self._wanted:  # the syncer need not gather any longer
+                    self._wanted = line
+                    self._condition.notify_all()
                 self._condition.wait()
 
     def _sync_forever(self) -> None:
-        """The syncer: whenever lines wait, one fdatasync for all of them; ends when the journal closes, with
-        nothing left to sync."""
+        """The syncer: whenever lines wait, one fdatasync for all of them, once somebody waits for one or the oldest
+        has waited GATHER_SECONDS; ends when the journal closes, with nothing left to sync."""
         while True:
             with self._condition:
-                while self._attempted >= self._written:
-                    if self._closed:
-                        self._syncer = None
-                        return
-                    self._condition.wait()
+                while not self._due():
+                    if self._attempted >= self._written:
+                        if self._closed:
+                            self._syncer = None
+                            return
+                        self._condition.wait()
+                    else:
+                        self._condition.wait(max(0.0, (self._pending_since or 0.0) + GATHER_SECONDS
+                                                 - time.monotonic()))
                 first, last, descriptor = self._attempted + 1, self._written, self._file
                 self._attempted = last
+                self._pending_since = None
             assert descriptor is not None  # open since those lines were written; close waits for this thread
             try:
                 os.fdatasync(descriptor)
@@ -114,6 +134,13 @@ class SentJournal:
             with self._condition:
                 self._synced = last
                 self._condition.notify_all()
+
+    def _due(self) -> bool:
+        """Whether the syncer should take the lines written so far now (under the condition)."""
+        if self._attempted >= self._written:
+            return False
+        return (self._closed or self._wanted > self._attempted
+                or time.monotonic() - (self._pending_since or 0.0) >= GATHER_SECONDS)
 
     @contextmanager
     def folding(self) -> Iterator[list[tuple[int, datetime]]]:

@@ -16,6 +16,7 @@ from aiosmtpd.controller import Controller
 from sqlmodel import select
 
 import pbem.mail.delivery
+import pbem.mail.sent_journal
 from pbem.mail.delivery import Deliverer
 from pbem.mail.sent_journal import SentJournal
 from pbem.store.models import OutboxItem, utcnow
@@ -387,6 +388,55 @@ def test_a_line_written_while_a_sync_is_under_way_waits_for_the_next_sync(tmp_pa
     waiter.join(10)
     assert not waiter.is_alive() and journal.synced == 2 and len(syncs) == 2
     journal.close()
+
+
+def _counting_syncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    syncs: list[int] = []
+    real_fdatasync = os.fdatasync
+
+    def counting(descriptor: int) -> None:
+        syncs.append(1)
+        real_fdatasync(descriptor)
+
+    monkeypatch.setattr(os, "fdatasync", counting)
+    return syncs
+
+
+def test_lines_nobody_waits_for_gather_for_one_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pbem.mail.sent_journal, "GATHER_SECONDS", 0.3)
+    syncs = _counting_syncs(monkeypatch)
+    journal = SentJournal(tmp_path / "db.sent")
+    for number in range(1, 6):  # four relay connections' marks, written while none of them waits
+        journal.write(number, T0)
+        time.sleep(0.01)
+    assert journal.synced == 0 and syncs == []  # still gathering
+    deadline = time.monotonic() + 5
+    while journal.synced < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert journal.synced == 5 and len(syncs) == 1  # then all of them in one sync, with nobody asking
+    journal.close()
+
+
+def test_a_line_waited_for_is_synced_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pbem.mail.sent_journal, "GATHER_SECONDS", 30.0)
+    syncs = _counting_syncs(monkeypatch)
+    journal = SentJournal(tmp_path / "db.sent")
+    journal.write(1, T0)
+    journal.write(2, T0)
+    started = time.monotonic()
+    assert wait_at_most(journal, 1) is None  # a connection before its next final dot: no gathering
+    assert time.monotonic() - started < 5 and journal.synced == 2 and len(syncs) == 1
+    journal.close()
+
+
+def test_closing_syncs_what_is_gathering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pbem.mail.sent_journal, "GATHER_SECONDS", 30.0)
+    syncs = _counting_syncs(monkeypatch)
+    journal = SentJournal(tmp_path / "db.sent")
+    journal.write(1, T0)
+    started = time.monotonic()
+    journal.close()
+    assert time.monotonic() - started < 5 and journal.synced == 1 and len(syncs) == 1
 
 
 def test_many_writers_share_syncs_and_every_wait_returns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
