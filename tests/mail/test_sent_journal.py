@@ -390,7 +390,9 @@ def test_a_line_written_while_a_sync_is_under_way_waits_for_the_next_sync(tmp_pa
     journal.close()
 
 
-def _counting_syncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def _gathering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float) -> tuple[SentJournal, list[int]]:
+    """A journal whose syncer gathers for ``seconds``, and the list its syncs are counted in."""
+    monkeypatch.setattr(pbem.mail.sent_journal, "GATHER_SECONDS", seconds)
     syncs: list[int] = []
     real_fdatasync = os.fdatasync
 
@@ -399,13 +401,11 @@ def _counting_syncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         real_fdatasync(descriptor)
 
     monkeypatch.setattr(os, "fdatasync", counting)
-    return syncs
+    return SentJournal(tmp_path / "db.sent"), syncs
 
 
 def test_lines_nobody_waits_for_gather_for_one_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pbem.mail.sent_journal, "GATHER_SECONDS", 0.3)
-    syncs = _counting_syncs(monkeypatch)
-    journal = SentJournal(tmp_path / "db.sent")
+    journal, syncs = _gathering(tmp_path, monkeypatch, 0.3)
     for number in range(1, 6):  # four relay connections' marks, written while none of them waits
         journal.write(number, T0)
         time.sleep(0.01)
@@ -418,9 +418,7 @@ def test_lines_nobody_waits_for_gather_for_one_sync(tmp_path: Path, monkeypatch:
 
 
 def test_a_line_waited_for_is_synced_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pbem.mail.sent_journal, "GATHER_SECONDS", 30.0)
-    syncs = _counting_syncs(monkeypatch)
-    journal = SentJournal(tmp_path / "db.sent")
+    journal, syncs = _gathering(tmp_path, monkeypatch, 30.0)
     journal.write(1, T0)
     journal.write(2, T0)
     started = time.monotonic()
@@ -430,9 +428,7 @@ def test_a_line_waited_for_is_synced_at_once(tmp_path: Path, monkeypatch: pytest
 
 
 def test_closing_syncs_what_is_gathering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pbem.mail.sent_journal, "GATHER_SECONDS", 30.0)
-    syncs = _counting_syncs(monkeypatch)
-    journal = SentJournal(tmp_path / "db.sent")
+    journal, syncs = _gathering(tmp_path, monkeypatch, 30.0)
     journal.write(1, T0)
     started = time.monotonic()
     journal.close()

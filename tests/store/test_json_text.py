@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,14 +46,6 @@ def test_whole_number_keys_become_strings(examples: dict[Any, Any]) -> None:
 def test_damaged_text_raises_a_value_error(damaged: str) -> None:
     with pytest.raises(ValueError):
         json_text.loads(damaged)
-
-
-@pytest.fixture
-def db(tmp_path: Path, database_url: str | None) -> Iterator[Database]:
-    database = Database(database_url or f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
-    database.create_all()
-    yield database
-    database.engine.dispose()
 
 
 def test_the_json_columns_store_what_the_json_module_reads(db: Database) -> None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,14 +17,6 @@ from pbem.store.vocabulary import InboxStatus
 
 _INBOX: Any = InboxItem.__table__  # type: ignore[attr-defined]
 _COLUMNS = ("message_id", "envelope_from", "recipients", "raw", "status", "error", "received_at", "processed_at")
-
-
-@pytest.fixture
-def db(tmp_path: Path, database_url: str | None) -> Iterator[Database]:
-    database = Database(database_url or f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
-    database.create_all()
-    yield database
-    database.engine.dispose()
 
 
 def random_row(rng: random.Random, number: int) -> dict[str, Any]:
