@@ -111,15 +111,11 @@ class SentJournal:
         has waited GATHER_SECONDS; ends when the journal closes, with nothing left to sync."""
         while True:
             with self._condition:
-                while not self._due():
-                    if self._attempted >= self._written:
-                        if self._closed:
-                            self._syncer = None
-                            return
-                        self._condition.wait()
-                    else:
-                        self._condition.wait(max(0.0, (self._pending_since or 0.0) + GATHER_SECONDS
-                                                 - time.monotonic()))
+                while (left := self._left_to_gather()) != 0.0:
+                    if left is None and self._closed:
+                        self._syncer = None
+                        return
+                    self._condition.wait(left)
                 first, last, descriptor = self._attempted + 1, self._written, self._file
                 self._attempted = last
                 self._pending_since = None
@@ -135,12 +131,14 @@ class SentJournal:
                 self._synced = last
                 self._condition.notify_all()
 
-    def _due(self) -> bool:
-        """Whether the syncer should take the lines written so far now (under the condition)."""
+    def _left_to_gather(self) -> float | None:
+        """How long the syncer may still let the lines written gather (under the condition): None when no line
+        waits, 0 when it takes them now."""
         if self._attempted >= self._written:
-            return False
-        return (self._closed or self._wanted > self._attempted
-                or time.monotonic() - (self._pending_since or 0.0) >= GATHER_SECONDS)
+            return None
+        if self._closed or self._wanted > self._attempted or self._pending_since is None:
+            return 0.0
+        return max(0.0, self._pending_since + GATHER_SECONDS - time.monotonic())
 
     @contextmanager
     def folding(self) -> Iterator[list[tuple[int, datetime]]]:
