@@ -283,7 +283,7 @@ def test_the_sprites_and_their_licence_ship_in_the_package() -> None:
                 assert Image.open(stream).size == (180, 180)
 
 
-def test_the_package_imports_only_the_standard_library_pillow_zlib_ng_and_the_engine() -> None:
+def test_the_package_imports_only_the_standard_library_pillow_xxhash_zlib_ng_and_the_engine() -> None:
     import ast
     import sys
     from pathlib import Path
@@ -297,5 +297,5 @@ def test_the_package_imports_only_the_standard_library_pillow_zlib_ng_and_the_en
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             for name in names:
                 top = name.split(".")[0]
-                assert (top in sys.stdlib_module_names or top in ("PIL", "zlib_ng") or name.startswith("pbem.engine")
+                assert (top in sys.stdlib_module_names or top in ("PIL", "xxhash", "zlib_ng") or name.startswith("pbem.engine")
                         or name.startswith("pbem.pictures")), (path.name, name)
