@@ -672,3 +672,21 @@ def test_phase_outs_are_the_pieces_whose_going_leaves_the_king_safe() -> None:
             assert list(rules.safe_removals(state)) == expected, (board.fen(), shield)
             compared += 1
     assert compared > 100
+
+
+def test_placed_reads_the_same_pieces_as_python_chess_piece_map() -> None:
+    """The diagram and the picture read the pieces off the bitboards; python-chess's piece_map is the reference,
+    over random games (promotions, captures and castling included)."""
+    from pbem.variants.hyperspace.diagram import placed
+
+    rng = random.Random()
+    for _ in range(20):
+        board = chess.Board()
+        for _ in range(rng.randrange(120)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            found = {square: chess.Piece(piece_type, white) for square, piece_type, white in placed(board)}
+            assert found == board.piece_map(), board.fen()
+            assert len(found) == len(placed(board))  # no square twice
