@@ -2,8 +2,8 @@
 
 The statements are not listed by hand: the bench seeds a database (bench/seed.py), then stores and applies
 mails (a move in an observed game whose opponent reads digests, a refused move, 'help' to the public
-address, 'games' to a personal one), delivers the outbox, asks
-the computer's loop what is due, and sweeps with deadlines, a vacation end and a digest due, catching each
+address, 'games' to a personal one), delivers the outbox, asks the computer's loop what is due (and the
+worker whether anything is), and sweeps with deadlines, a vacation end and a digest due, catching each
 statement SQLAlchemy sends. Each distinct one is then explained (EXPLAIN QUERY PLAN on SQLite, EXPLAIN on
 PostgreSQL) and run again, timed, in a transaction that is rolled back. A plan that reads a large table
 whole, or a large table's rows by their status alone, is flagged.
@@ -35,7 +35,7 @@ from seed import ActiveGame, seed  # noqa: E402
 from sqlalchemy import event, update  # noqa: E402
 from sqlmodel import col, select  # noqa: E402
 
-from pbem.computer_player import ComputerPlayer  # noqa: E402
+from pbem.computer_player import ComputerPlayer, computer_work_waiting  # noqa: E402
 from pbem.engine.base import Seat  # noqa: E402
 from pbem.mail.delivery import Deliverer  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
@@ -149,6 +149,7 @@ def run_phases(pbem: Pbem, catcher: Catcher, games: list[ActiveGame], workdir: P
     catcher.during("delivery", deliverer.deliver_due)
     catcher.during("delivery", deliverer.next_due_in)
     catcher.during("computer loop", ComputerPlayer(pbem.db, pbem.services).due)
+    catcher.during("worker: computer work waiting", lambda: computer_work_waiting(pbem.db))
     sweeper = Sweeper(pbem.db, pbem.services)
     catcher.during("sweep", sweeper.sweep)
     catcher.during("sweep: next_event", sweeper.next_event)

@@ -25,7 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, bindparam
+from sqlalchemy import Integer, bindparam, exists, or_
 from sqlmodel import col, select
 
 from pbem.app.analysis import AnalysisPlan, finish_analysis, plan_analysis
@@ -38,13 +38,15 @@ from pbem.metrics import COMPUTER_MOVES, COMPUTER_SECONDS
 from pbem.store.db import Database, GameClaims
 from pbem.store.models import AnalysisRequest, Game
 
-__all__ = ["ComputerPlayer"]
+__all__ = ["ComputerPlayer", "computer_work_waiting"]
 
 # Built once: the server asks after every round of mail whether the computer has work.
 _DUE_GAMES = (select(Game.id).where(col(Game.computer_due_at).is_not(None)).order_by(col(Game.computer_due_at))
               .limit(bindparam("limit", type_=Integer)))
 _DUE_ANALYSES = (select(AnalysisRequest.id).where(col(AnalysisRequest.done_at).is_(None))
                  .order_by(col(AnalysisRequest.id)).limit(bindparam("limit", type_=Integer)))
+_ANY_DUE = select(or_(exists(select(Game.id).where(col(Game.computer_due_at).is_not(None))),
+                      exists(select(AnalysisRequest.id).where(col(AnalysisRequest.done_at).is_(None)))))
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,14 @@ FIRST_BACKOFF = timedelta(seconds=5)
 MAX_BACKOFF = timedelta(minutes=10)
 #: After this many failed tries in a row the human player of the game is told (once per streak).
 TELL_AFTER = 3
+
+
+def computer_work_waiting(db: Database) -> bool:
+    """Whether any game owes a computer move or answer, or an analysis is asked: the worker tells the server after
+    each round of mail, whose computer loop then looks for the work (it looked after every round, two statements
+    in a thread, on servers where nobody plays the computer too)."""
+    with db.read() as session:
+        return bool(session.exec(_ANY_DUE).one())
 
 
 class ComputerPlayer:

@@ -10,7 +10,7 @@ import socket
 import time
 from datetime import datetime
 
-from pbem.computer_player import ComputerPlayer
+from pbem.computer_player import ComputerPlayer, computer_work_waiting
 from pbem.config import Config
 from pbem.heap import freeze_startup_heap
 from pbem.mail.delivery import Deliverer
@@ -82,13 +82,14 @@ class Server:
         else:
             self._inbox_event.set()
 
-    def _worker_reported(self, kind: str, next_event: datetime | None) -> None:
+    def _worker_reported(self, kind: str, next_event: datetime | None, computer_waiting: bool) -> None:
         """A report of the worker process: a batch applied (mail to deliver), a round that moved deadlines."""
         self._beats["worker"] = time.monotonic()
         if kind == "batch":
             self._mail_queued()
         elif kind == "moved":  # moves moved deadlines: re-arm the alarm; the computer may owe a move
-            self._computer_event.set()
+            if computer_waiting:
+                self._computer_event.set()
             self.alarm.wake_at(next_event)
 
     def _mail_queued(self) -> None:
@@ -163,7 +164,8 @@ class Server:
                     worked = True
                     self._mail_queued()
                 if worked:  # moves moved deadlines: re-arm the alarm; the computer may owe a move
-                    self._computer_event.set()
+                    if await asyncio.to_thread(computer_work_waiting, self.db):
+                        self._computer_event.set()
                     self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
             except Exception:
                 log.exception("worker round failed; retrying")

@@ -14,6 +14,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from pbem.children import become_child, child_context, preload
+from pbem.computer_player import computer_work_waiting
 from pbem.config import Config
 from pbem.heap import freeze_startup_heap
 from pbem.log_setup import configure_logging, configured
@@ -78,13 +79,14 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
                 while not _Stop.asked and worker.process_next(WORKER_BATCH):
                     worked = True
                     due = time.monotonic() - reported >= BATCH_FIGURES_SECONDS
-                    reports.send(("batch", None, figures() if due else None))
+                    reports.send(("batch", None, figures() if due else None, False))
                     reported = time.monotonic() if due else reported
-                # Moves moved deadlines: the server re-arms its alarm (the sweep stays in its process).
+                # Moves moved deadlines: the server re-arms its alarm (the sweep stays in its process), and
+                # looks for the computer's work if there is any.
                 if worked:
-                    reports.send(("moved", sweeper.next_event(), figures()))
+                    reports.send(("moved", sweeper.next_event(), figures(), computer_work_waiting(db)))
                 else:
-                    reports.send(("idle", None, figures()))
+                    reports.send(("idle", None, figures(), False))
             except (EOFError, OSError):
                 raise
             except Exception:
@@ -98,10 +100,11 @@ def serve_mail(config: Config, server: int, nudges: Connection, reports: Connect
 class MailWorkerProcess:
     """The server's side of its worker process: start it, nudge it, hear its reports, start another if it
     dies, stop it. Reports are read on the server's event loop and passed to ``on_report``: ``batch`` after
-    each batch (mail to deliver), ``moved`` with the next deadline event after a round that worked,
-    ``idle`` after one that found nothing (at least every POLL_SECONDS: the worker's heartbeat)."""
+    each batch (mail to deliver), ``moved`` with the next deadline event after a round that worked (and
+    whether the computer has work waiting), ``idle`` after one that found nothing (at least every
+    POLL_SECONDS: the worker's heartbeat)."""
 
-    def __init__(self, config: Config, on_report: Callable[[str, datetime | None], None]) -> None:
+    def __init__(self, config: Config, on_report: Callable[[str, datetime | None, bool], None]) -> None:
         self.config = config
         self._on_report = on_report
         preload(__name__)  # for a worker started again from the fork server (see child_context)
@@ -155,11 +158,11 @@ class MailWorkerProcess:
         assert reports is not None
         try:
             while reports.poll():
-                kind, next_event, counts = reports.recv()
+                kind, next_event, counts, computer_waiting = reports.recv()
                 self.last_report = time.monotonic()
                 if counts is not None:  # a batch's report may leave them to the round's last one
                     OTHER_PROCESSES.update("mail-worker", counts)
-                self._on_report(kind, next_event)
+                self._on_report(kind, next_event, computer_waiting)
         except (EOFError, OSError):  # the worker died: supervise() starts another
             self._close_reports()
 

@@ -185,3 +185,22 @@ def test_a_sweep_reads_its_batch_of_games_and_players_at_once_and_rates_each_gam
             assert all(r.rating > 1500 for r in winners)
     finally:
         pipe.close()
+
+
+def test_next_event_is_the_earliest_of_game_events_vacation_ends_and_digests(pipe: Pipeline, time: FakeTime) -> None:
+    """The worker's question after each round (one statement): None on an empty database, then the earliest
+    moment of the three kinds, time-zone aware, whichever kind it is."""
+    from pbem.store.models import Account
+
+    sweeper = Sweeper(pipe.db, pipe.services)
+    assert sweeper.next_event() is None
+    start(pipe, "days 10")
+    first = game(pipe).next_event_at
+    assert first is not None and sweeper.next_event() == first and first.tzinfo is not None
+    for column, days in (("vacation_until", 0.5), ("next_digest_at", 0.25)):
+        with pipe.db.transaction() as session:
+            account = session.exec(select(Account).order_by(col(Account.id))).first()
+            assert account is not None
+            setattr(account, column, T0 + timedelta(days=days))
+            session.add(account)
+        assert sweeper.next_event() == T0 + timedelta(days=days) < first

@@ -16,7 +16,7 @@ from pbem.app.computer import DRAW_ACCEPT_AT, LEVEL_RATINGS, carry_out, plan_tur
 from pbem.app.context import Context
 from pbem.app.game_state import COMPUTER_EMAIL
 from pbem.app.thinking import Answer
-from pbem.computer_player import ComputerPlayer
+from pbem.computer_player import ComputerPlayer, computer_work_waiting
 from pbem.engine.base import Seat
 from pbem.store.event_models import Rating
 from pbem.store.models import Account, AnalysisRequest, ComputerRating, Game, MoveRecord, OutboxItem
@@ -67,11 +67,14 @@ def test_challenge_computer_starts_a_game_at_once_and_never_mails_the_computer(p
 def test_the_computer_answers_a_move_in_the_thread_and_its_clock_has_no_deadline_events(pipe: Pipeline) -> None:
     _challenge(pipe, "white level 1")
     game = _game(pipe)
+    assert not computer_work_waiting(pipe.db)  # the server's computer loop is not woken after this round
     pipe.send(ALICE, _seat(pipe, game, Seat.WHITE), "C1a1-1a2")
     pipe.drain_outbox()
     game = _game(pipe)
     assert game.computer_due_at is not None and game.next_event_at is None  # its turn: no reminders, no timeout
+    assert computer_work_waiting(pipe.db)  # after this one it is
     assert ComputerPlayer(pipe.db, pipe.services).play_due_inline() == 1
+    assert not computer_work_waiting(pipe.db)
     news = only_mail(pipe, ALICE)
     assert "pbem computer (level 1) played 1..." in body_of(news)
     assert f"<pbem.game-1@{pipe.addresses.domain}>" in str(news["References"])
@@ -203,9 +206,12 @@ def test_analyse_is_refused_during_a_game_and_mailed_after_it(pipe: Pipeline) ->
     assert "still being played" in body_of(only_mail(pipe, ALICE))
     pipe.send(ALICE, seat, "resign")
     pipe.drain_outbox()
+    assert not computer_work_waiting(pipe.db)  # the game is over, nothing asked yet
     asked = pipe.send(ALICE, seat, "analyse")
     assert "its analysis follows in a mail of its" in body_of(only_mail(pipe, ALICE))
+    assert computer_work_waiting(pipe.db)  # the analysis is work waiting for the computer
     assert ComputerPlayer(pipe.db, pipe.services).play_due_inline() == 1
+    assert not computer_work_waiting(pipe.db)
     analysis = only_mail(pipe, ALICE)
     text = body_of(analysis)
     assert "The engine's view of game 1" in text and "Best move for white:" in text and "for White" in text

@@ -297,5 +297,5 @@ def test_the_package_imports_only_the_standard_library_pillow_xxhash_zlib_ng_and
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             for name in names:
                 top = name.split(".")[0]
-                assert (top in sys.stdlib_module_names or top in ("PIL", "xxhash", "zlib_ng") or name.startswith("pbem.engine")
-                        or name.startswith("pbem.pictures")), (path.name, name)
+                assert (top in sys.stdlib_module_names or top in ("PIL", "xxhash", "zlib_ng")
+                        or name.startswith(("pbem.engine", "pbem.pictures"))), (path.name, name)
