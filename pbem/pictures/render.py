@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any, NamedTuple
 
 from PIL import Image, ImageDraw
 from zlib_ng import zlib_ng
@@ -80,8 +81,21 @@ def _star(x: float, y: float, r: float) -> list[tuple[float, float]]:
              y + (r if i % 2 == 0 else r * 0.45) * math.sin(-math.pi / 2 + i * math.pi / 5)) for i in range(10)]
 
 
+class _Tile(NamedTuple):
+    """A palette tile as it is pasted: Pillow's core image and its size, read once when the tile is made (the
+    ``Image`` properties cost as much as the paste itself, some eighty pastes a picture)."""
+
+    core: Any
+    width: int
+    height: int
+
+
+def _tile(image: Image.Image) -> _Tile:
+    return _Tile(image.im, image.width, image.height)
+
+
 @lru_cache(maxsize=4096)
-def _cell_tile(size: int, dark: bool, marks: tuple[Mark, ...], piece: Piece | None) -> Image.Image:
+def _cell_tile(size: int, dark: bool, marks: tuple[Mark, ...], piece: Piece | None) -> _Tile:
     """One cell, ``size`` pixels square, as a palette tile."""
     big = size * _SUPERSAMPLE
     image = Image.new("RGB", (big, big), _ground(dark, marks))
@@ -116,35 +130,35 @@ def _cell_tile(size: int, dark: bool, marks: tuple[Mark, ...], piece: Piece | No
     if Mark.KING_SQUARE in marks:
         crown = [(0.70, 0.94), (0.70, 0.74), (0.765, 0.84), (0.83, 0.70), (0.895, 0.84), (0.96, 0.74), (0.96, 0.94)]
         pen.polygon(points(crown), fill=KING_SQUARE_COLOUR, outline=_OUTLINE, width=max(1, line // 2))
-    return _to_palette(image.reduce(_SUPERSAMPLE))
+    return _tile(_to_palette(image.reduce(_SUPERSAMPLE)))
 
 
 @lru_cache(maxsize=2048)
-def _text_tile(text: str, size: int, anchor: str) -> tuple[Image.Image, int, int]:
+def _text_tile(text: str, size: int, anchor: str) -> tuple[_Tile, int, int]:
     """A piece of text on the background as a palette tile, and its offset from the anchor point."""
     face = font(size)
     x0, y0, x1, y1 = (round(v) for v in face.getbbox(text, anchor=anchor))
     image = Image.new("RGB", (max(1, x1 - x0), max(1, y1 - y0)), BACKGROUND)
     ImageDraw.Draw(image).text((-x0, -y0), text, fill=TEXT, font=face, anchor=anchor)
-    return _to_palette(image), x0, y0
+    return _tile(_to_palette(image)), x0, y0
 
 
 @lru_cache(maxsize=256)
-def _legend_tile(kind: PieceKind, white: bool, size: int) -> Image.Image:
+def _legend_tile(kind: PieceKind, white: bool, size: int) -> _Tile:
     image = Image.new("RGB", (size, size), BACKGROUND)
     sprite = figure(kind, white, size)
     image.paste(sprite, (0, 0), sprite)
-    return _to_palette(image)
+    return _tile(_to_palette(image))
 
 
-def _paster(canvas: Image.Image, left: int) -> Callable[[Image.Image, int, int], None]:
+def _paster(canvas: Image.Image, left: int) -> Callable[[_Tile, int, int], None]:
     """Pastes a palette tile onto ``canvas`` (a new palette image) at a left and top, moved ``left`` columns right:
     Pillow's own paste, without ``Image.paste``'s checks, which were three quarters of a paste's time and a fifth
     of a picture's (a palette tile onto a palette canvas needs none; Pillow clips the box to the canvas)."""
     core = canvas.im
 
-    def paste(tile: Image.Image, x: int, y: int) -> None:
-        core.paste(tile.im, (x + left, y, x + left + tile.width, y + tile.height))
+    def paste(tile: _Tile, x: int, y: int) -> None:
+        core.paste(tile.core, (x + left, y, x + left + tile.width, y + tile.height))
 
     return paste
 
