@@ -97,6 +97,13 @@ def test_e2e_measures_bare_floor_and_pbem(tmp_path: Path) -> None:
     assert result["maximum"] == max(result["maximum_steps"], key=lambda step: step["rate"])
     assert [step["games"] for step in result["floor_steps"]] == [2, 4]
     assert result["floor"] == max(result["floor_steps"], key=lambda step: step["rate"])
+    # The floor again after pbem's maximum, at its best load; pbem is compared with the mean of both.
+    after = result["floor_after"]
+    assert after["moves"] > 0 and after["games"] == result["floor"]["games"]
+    assert result["floor_moves_per_s"] == (result["floor"]["rate"] + after["rate"]) / 2
+    assert result["pbem_share_of_floor"] == result["pbem_moves_per_s"] / result["floor_moves_per_s"]
+    assert result["pbem_share_of_floor_before"] == result["pbem_moves_per_s"] / result["floor"]["rate"]
+    assert "floor server again, after pbem's maximum" in done.stderr and "before pbem and" in done.stdout
     # The reference floor whose second copies carry 3,000 bytes more, at its own best load.
     padded = result["floor_padded"]
     assert padded["moves"] > 0 and padded["pad_bytes"] == 3000 and padded["games"] in (2, 4)
