@@ -444,7 +444,9 @@ class Database:
         except FileNotFoundError:
             return  # no log: the last connection closed it after a checkpoint, which synced the file
         try:
-            os.fsync(descriptor)
+            # The log's data and its length, as SQLite syncs it itself: not its times, which a log written over in
+            # place after a checkpoint would otherwise send through the file system's journal on every sync.
+            os.fdatasync(descriptor)
             inode = os.fstat(descriptor).st_ino
         finally:
             os.close(descriptor)
