@@ -40,7 +40,8 @@ from pbem.store.models import AnalysisRequest, Game
 
 __all__ = ["ComputerPlayer", "computer_work_waiting"]
 
-# Built once: the server asks after every round of mail whether the computer has work.
+# Built once: the worker asks after every round of mail whether the computer has any work (_ANY_DUE), and the
+# server's computer loop, woken by that, which work (_DUE_GAMES, _DUE_ANALYSES).
 _DUE_GAMES = (select(Game.id).where(col(Game.computer_due_at).is_not(None)).order_by(col(Game.computer_due_at))
               .limit(bindparam("limit", type_=Integer)))
 _DUE_ANALYSES = (select(AnalysisRequest.id).where(col(AnalysisRequest.done_at).is_(None))

@@ -37,10 +37,9 @@ from pbem.store.vocabulary import GameStatus
 
 __all__ = ["Sweeper"]
 
-# Built once: next_event runs after every round of the worker, and building the statements (and their cache
-# keys) each time cost more than SQLite's answers.
-#: The earliest game event, vacation end and digest in one statement (the worker asks after every round of mail:
-#: three statements were three round trips through SQLAlchemy); each subquery reads the first entry of its index.
+# Built once: next_event runs after every round of the worker, and building the statement (and its cache key)
+# each time cost more than SQLite's answer. The earliest game event, vacation end and digest in one statement (three
+# statements were three round trips through SQLAlchemy); each subquery reads the first entry of its index.
 _NEXT_EVENTS = select(
     select(func.min(Game.next_event_at)).where(col(Game.status) == GameStatus.ACTIVE).scalar_subquery(),
     select(func.min(Account.vacation_until)).scalar_subquery(),
