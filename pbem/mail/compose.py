@@ -268,8 +268,8 @@ def base64_line_bytes(data: bytes) -> bytes:
     """:func:`base64_lines` as bytes, as a queued mail's picture goes in (pbem.mail.later_pictures).
 
     pybase64 encodes and breaks the lines in C (SIMD): a 21 KB picture in 37 µs, where the standard library's
-    ``b2a_base64`` and slicing its output into lines in Python took 272 µs (90 for the encoding alone), two
-    pictures a move in the picture process."""
+    ``b2a_base64`` and slicing its output into lines in Python took 272 µs (90 for the encoding alone): a move's
+    notice to the opponent carries one picture, encoded in the picture process."""
     return pybase64.encodebytes(data).replace(b"\n", b"\r\n")
 
 
