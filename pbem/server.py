@@ -164,12 +164,17 @@ class Server:
                     worked = True
                     self._mail_queued()
                 if worked:  # moves moved deadlines: re-arm the alarm; the computer may owe a move
-                    if await asyncio.to_thread(computer_work_waiting, self.db):
+                    waiting, next_event = await asyncio.to_thread(self._after_round)
+                    if waiting:
                         self._computer_event.set()
-                    self.alarm.wake_at(await asyncio.to_thread(self.sweeper.next_event))
+                    self.alarm.wake_at(next_event)
             except Exception:
                 log.exception("worker round failed; retrying")
             await self._wait(self._inbox_event, POLL_SECONDS)
+
+    def _after_round(self) -> tuple[bool, datetime | None]:
+        """Whether the computer has work waiting, and the next sweep event (one hand-over to a thread for both)."""
+        return computer_work_waiting(self.db), self.sweeper.next_event()
 
     async def _sweep(self) -> None:
         """Reminders, late notices, losses on time, vacation ends; then arm the next wake-up."""
