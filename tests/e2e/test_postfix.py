@@ -97,7 +97,7 @@ def test_a_451_is_retried_by_postfix(stack: tuple[Harness, Postfix], monkeypatch
 
     monkeypatch.setattr(pbem.mail.smtpd, "store_batch", flaky)
     send(postfix, ALICE, harness.public, "register alice")
-    welcome = postfix.wait_for(to(ALICE), 1, timeout=30)[0]
+    welcome = postfix.wait_for(to(ALICE), 1)[0]
     assert calls["failed"] == 1 and "Welcome to pbem, alice" in body_of(welcome)
     assert "status=deferred" in postfix.log.read_text() and "451" in postfix.log.read_text()
 

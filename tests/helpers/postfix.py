@@ -92,7 +92,10 @@ class Postfix:
         return found
 
     def wait_for(self, where: Callable[[EmailMessage], bool], count: int = 1,
-                 timeout: float = 30) -> list[EmailMessage]:
+                 timeout: float = 90) -> list[EmailMessage]:
+        # 90 s, not 30: a retry that finds the queue file still locked by the delivery agent that
+        # deferred it ("skipped, still being delivered", likelier on a slow machine with our
+        # one-second backoff) is put back for a fixed 60 s by Postfix's queue manager.
         deadline = time.monotonic() + timeout
         while True:
             matching = [m for m in self.mails() if where(m)]
