@@ -25,7 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, exists, or_
+from sqlalchemy import Integer, bindparam, exists, literal, or_
 from sqlmodel import col, select
 
 from pbem.app.analysis import AnalysisPlan, finish_analysis, plan_analysis
@@ -46,8 +46,8 @@ _DUE_GAMES = (select(Game.id).where(col(Game.computer_due_at).is_not(None)).orde
               .limit(bindparam("limit", type_=Integer)))
 _DUE_ANALYSES = (select(AnalysisRequest.id).where(col(AnalysisRequest.done_at).is_(None))
                  .order_by(col(AnalysisRequest.id)).limit(bindparam("limit", type_=Integer)))
-_ANY_DUE = select(or_(exists(select(Game.id).where(col(Game.computer_due_at).is_not(None))),
-                      exists(select(AnalysisRequest.id).where(col(AnalysisRequest.done_at).is_(None)))))
+_ANY_DUE = select(literal(1)).where(or_(exists(select(Game.id).where(col(Game.computer_due_at).is_not(None))),
+                                         exists(select(AnalysisRequest.id).where(col(AnalysisRequest.done_at).is_(None)))))
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +63,9 @@ TELL_AFTER = 3
 def computer_work_waiting(db: Database) -> bool:
     """Whether any game owes a computer move or answer, or an analysis is asked: the worker tells the server after
     each round of mail, whose computer loop then looks for the work (it looked after every round, two statements
-    in a thread, on servers where nobody plays the computer too)."""
-    with db.read() as session:
-        return bool(session.exec(_ANY_DUE).one())
+    in a thread, on servers where nobody plays the computer too). A poll on the queues' bare connection
+    (``Database.waiting``): 130 µs in a read session, most of it the session's."""
+    return db.waiting(_ANY_DUE)
 
 
 class ComputerPlayer:

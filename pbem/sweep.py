@@ -99,8 +99,8 @@ class Sweeper:
 
     def next_event(self) -> datetime | None:
         """When the next sweep has work: the earliest game event, vacation end or digest."""
-        with self.db.read() as session:
-            moments = [m for m in session.exec(_NEXT_EVENTS).one() if m is not None]
+        row = self.db.polled_row(_NEXT_EVENTS)  # asked after every round of mail: no session
+        moments = [m for m in row or () if m is not None]
         return min(moments) if moments else None
 
     # -- games -----------------------------------------------------------------------------

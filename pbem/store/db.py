@@ -201,6 +201,13 @@ class _SqliteWriters:
 
 
 @functools.lru_cache(maxsize=64)
+def _result_processors(statement: Any, dialect: Any) -> tuple[Callable[[Any], Any] | None, ...]:
+    """How SQLAlchemy converts each column of a poll's row (SQLite's text dates to ``datetime``), found once."""
+    return tuple(column.type.dialect_impl(dialect).result_processor(dialect, None)
+                 for column in statement.selected_columns)
+
+
+@functools.lru_cache(maxsize=64)
 def _literal_sql(statement: Any, dialect: Any) -> str:
     """A poll's statement as the dialect's SQL with its values written in, compiled once (the polls' statements
     are module constants: a few, kept for life)."""
@@ -219,7 +226,12 @@ class _SqlitePolls:
         self._local = threading.local()
 
     def finds(self, statement: Any) -> bool:
-        return bool(self._connection().execute(_literal_sql(statement, self._dialect)).fetchall())
+        return self.first(statement) is not None
+
+    def first(self, statement: Any) -> tuple[Any, ...] | None:
+        """The statement's first row as the driver gives it (the statement still runs to its end)."""
+        rows = self._connection().execute(_literal_sql(statement, self._dialect)).fetchall()
+        return tuple(rows[0]) if rows else None
 
     def _connection(self) -> sqlite3.Connection:
         local = self._local
@@ -248,6 +260,10 @@ class _PostgresPolls:
         self._pid = os.getpid()
 
     def finds(self, statement: Any) -> bool:
+        return self.first(statement) is not None
+
+    def first(self, statement: Any) -> tuple[Any, ...] | None:
+        """The statement's first row as the driver gives it."""
         sql = _literal_sql(statement, self._engine.dialect)
         driver = self._engine.dialect.loaded_dbapi
         for attempt in (1, 2):
@@ -255,7 +271,8 @@ class _PostgresPolls:
             try:
                 with connection.cursor() as cursor:
                     cursor.execute(sql)
-                    found = cursor.fetchone() is not None
+                    row = cursor.fetchone()
+                    found = None if row is None else tuple(row)
             except (driver.OperationalError, driver.InterfaceError):
                 self._drop(connection)
                 if attempt == 2:
@@ -489,6 +506,21 @@ class Database:
             return self._polls.finds(statement)
         with self._poller.connect() as connection:
             return connection.execute(statement).first() is not None
+
+    def polled_row(self, statement: Any) -> tuple[Any, ...] | None:
+        """The first row of the Core select ``statement`` (None: no row), read as :meth:`waiting` reads, each value
+        converted as SQLAlchemy's own execution converts it. For a statement run after every round of mail (the
+        next sweep event): in a read session it cost 170 µs, on the polls' connection a few."""
+        if self._polls is None:
+            with self._poller.connect() as connection:
+                found = connection.execute(statement).first()
+                return None if found is None else tuple(found)
+        row = self._polls.first(statement)
+        if row is None:
+            return None
+        processors = _result_processors(statement, self.engine.dialect)
+        return tuple(value if process is None else process(value)
+                     for process, value in zip(processors, row, strict=True))
 
     def work_through(self, waiting: Any, batch: Any, handle: Callable[[Session, Any], None],
                      fail: Callable[[Session, Any, Exception], None]) -> bool:

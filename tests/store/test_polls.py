@@ -4,18 +4,20 @@ no transaction between polls and never writes."""
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
 import pytest
 from sqlalchemy import delete, insert
-from sqlmodel import select
+from sqlmodel import func, select
 
 from pbem.store.db import Database
-from pbem.store.models import Setting
+from pbem.store.models import Account, Setting
 from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 
 WAITING = select(Setting.key).where(Setting.value == "waiting").limit(1)
@@ -173,3 +175,40 @@ def test_a_forked_process_polls_postgres_on_its_own_connection(postgres: Databas
     assert os.waitstatus_to_exitcode(status) == 0
     assert postgres.waiting(WAITING)  # the parent's connection still works
     assert [pid for pid, _state in _polls(postgres)] == [parent]
+
+
+#: A polled row of the kind the worker asks for after every round: scalar subqueries, dates, a count, a NULL.
+ROW = select(select(func.min(Account.vacation_until)).scalar_subquery(),
+             select(func.min(Account.next_digest_at)).scalar_subquery(),
+             select(func.count(Account.id)).scalar_subquery(), select(Account.handle).limit(1).scalar_subquery())
+
+
+def polled_rows_match_the_sessions(db: Database) -> None:
+    rng = random.Random()
+    for round_number in range(4):
+        with db.read() as session:
+            expected = tuple(session.exec(ROW).one())
+        assert db.polled_row(ROW) == expected, round_number
+        with db.transaction() as session:
+            session.add(Account(handle=f"p{round_number}", email=f"p{round_number}@example.org",
+                                vacation_until=rng.choice([None, datetime(2026, 12, 1, rng.randrange(24),
+                                                                          rng.randrange(60), rng.randrange(60),
+                                                                          rng.randrange(10**6), tzinfo=UTC)]),
+                                next_digest_at=rng.choice([None, datetime(2026, 12, 2, 7, 30, tzinfo=UTC)])))
+    with db.read() as session:
+        assert db.polled_row(ROW) == tuple(session.exec(ROW).one())
+    assert db.polled_row(select(Account.id).where(Account.handle == "nobody")) is None
+
+
+def test_a_polled_row_is_converted_as_the_session_converts_it(tmp_path: Path) -> None:
+    polled_rows_match_the_sessions(make(tmp_path))
+
+
+def test_a_polled_row_on_postgres_is_converted_as_the_session_converts_it(postgres: Database) -> None:
+    polled_rows_match_the_sessions(postgres)
+
+
+def test_a_polled_row_of_sqlite_in_memory_goes_through_sqlalchemy() -> None:
+    db = Database("sqlite://")
+    db.create_all()
+    polled_rows_match_the_sessions(db)
