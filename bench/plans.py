@@ -4,8 +4,9 @@ The statements are not listed by hand: the bench seeds a database (bench/seed.py
 mails (a move in an observed game whose opponent reads digests, a refused move, 'help' to the public
 address, 'games' to a personal one), delivers the outbox, asks the computer's loop what is due (and the
 worker whether anything is), and sweeps with deadlines, a vacation end and a digest due, catching each
-statement SQLAlchemy sends. Each distinct one is then explained (EXPLAIN QUERY PLAN on SQLite, EXPLAIN on
-PostgreSQL) and run again, timed, in a transaction that is rolled back. A plan that reads a large table
+statement SQLAlchemy sends and each poll the database runs on its own connections. Each distinct one is then
+explained (EXPLAIN QUERY PLAN on SQLite, EXPLAIN on PostgreSQL) and run again, timed, in a transaction that is
+rolled back. A plan that reads a large table
 whole, or a large table's rows by their status alone, is flagged.
 """
 
@@ -47,7 +48,7 @@ from pbem.variants import get_variant  # noqa: E402
 #: Tables that grow with the games played and the mail exchanged: reading one whole is O(games).
 LARGE = ("game", "moverecord", "account", "inboxitem", "outboxitem", "observation", "digestitem", "challenge")
 #: Transaction control and the advisory locks: nothing to plan.
-_SKIP = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA|SET |SELECT 1\b|SELECT pg_)", re.IGNORECASE)
+_SKIP = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA|SET |SELECT 1\s*$|SELECT pg_)", re.IGNORECASE)
 _SQLITE_SCAN = re.compile(r"^SCAN (\w+)(?! USING (?:COVERING )?INDEX)")
 _SQLITE_STATUS_ONLY = re.compile(r"^SEARCH (\w+) USING (?:COVERING )?INDEX ix_\w+_status \(status=\?\)$")
 _PG_SEQ = re.compile(r"Seq Scan on (\w+)")
@@ -236,7 +237,11 @@ def plans(kind: str, size: int, workdir: Path, due: int) -> str:
             say(f"{kind}: seeded {size:,} games in {seeded.seconds:.1f} s")
             catcher = Catcher()
             event.listen(pbem.db.engine, "before_cursor_execute", catcher)
+            # The polls (the queues', the next sweep event, the computer's waiting work) run on connections of
+            # their own, outside SQLAlchemy: their SQL comes from the database's observers.
+            pbem.db.poll_observers.append(lambda sql: catcher(None, None, sql, (), None, False))
             run_phases(pbem, catcher, pick(seeded, 2, set()), workdir)
+            pbem.db.poll_observers.clear()
             event.remove(pbem.db.engine, "before_cursor_execute", catcher)
             statements = list(catcher.found.values())
             explain_all(pbem.db, statements)

@@ -208,6 +208,8 @@ def test_plans_find_no_whole_table_read_on_the_hot_path_or_in_the_sweep(tmp_path
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert "worker: move" in text and "sweep: next_event" in text and "delivery" in text
+    # The polls, on connections of their own, come from the database's poll observers.
+    assert "worker: computer work waiting" in text and "FROM inboxitem WHERE inboxitem.status = 'new'" in text
     assert "ix_game_status_next_event_at (status=? AND next_event_at<?)" in text  # the sweep's due games
     assert "whole" not in text, text  # SQLite's plans do not depend on the size: none reads a large table whole
 

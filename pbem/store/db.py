@@ -361,6 +361,9 @@ class Database:
             _SqlitePolls(self.sqlite_file, self.engine.dialect) if self.sqlite_file is not None
             else None if self.is_sqlite else _PostgresPolls(self.engine))
         self._write_lock: contextlib.AbstractContextManager[Any] = self._writers or contextlib.nullcontext()
+        #: Called with the SQL of each poll on the polls' own connections, which the engine's listeners do not see
+        #: (bench/plans.py explains them from here).
+        self.poll_observers: list[Callable[[str], None]] = []
 
     def create_all(self) -> None:
         """Bring the schema up to date: the Alembic migrations, which keep existing games."""
@@ -503,9 +506,14 @@ class Database:
         in a file, PostgreSQL), without the write lock or an ORM session (a session's set-up costs more than the
         indexed look itself)."""
         if self._polls is not None:
+            self._observe(statement)
             return self._polls.finds(statement)
         with self._poller.connect() as connection:
             return connection.execute(statement).first() is not None
+
+    def _observe(self, statement: Any) -> None:
+        for observe in self.poll_observers:
+            observe(_literal_sql(statement, self.engine.dialect))
 
     def polled_row(self, statement: Any) -> tuple[Any, ...] | None:
         """The first row of the Core select ``statement`` (None: no row), read as :meth:`waiting` reads, each value
@@ -515,6 +523,7 @@ class Database:
             with self._poller.connect() as connection:
                 found = connection.execute(statement).first()
                 return None if found is None else tuple(found)
+        self._observe(statement)
         row = self._polls.first(statement)
         if row is None:
             return None
