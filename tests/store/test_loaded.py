@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import bindparam, event, inspect, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
@@ -37,14 +34,6 @@ def random_account(rng: random.Random, number: int) -> Account:
         [{}, {"pictures": rng.choice([True, False]), "board": "Zoë's"}, {"digest": "daily", "tz": "Europe/Paris"}]),
         vacation_used_days=rng.randrange(40), disabled=rng.random() < 0.2,
         vacation_until=rng.choice([None, datetime(2026, 12, 1, 12, tzinfo=UTC)]))
-
-
-@pytest.fixture
-def db(tmp_path: Path, database_url: str | None) -> Iterator[Database]:
-    database = Database(database_url or f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
-    database.create_all()
-    yield database
-    database.engine.dispose()
 
 
 def seed_games(db: Database, rng: random.Random) -> list[int]:
