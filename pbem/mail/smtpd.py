@@ -13,8 +13,7 @@ from email.policy import compat32
 from typing import Any
 
 from aiosmtpd.smtp import MISSING, SMTP, Envelope, Session
-from sqlalchemy import bindparam, insert
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import bindparam
 from sqlmodel import select
 
 from pbem.mail.addresses import Address, AddressBook, AddressKind, redacted
@@ -23,6 +22,7 @@ from pbem.mail.smtp_data import read_data_section
 from pbem.metrics import MAILS_RECEIVED, MAILS_REFUSED
 from pbem.store.db import Database
 from pbem.store.models import Challenge, InboxItem, utcnow
+from pbem.store.prepared import Prepared
 from pbem.store.vocabulary import ChallengeStatus, InboxStatus
 
 __all__ = ["Arrival", "GroupCommit", "InboundHandler", "PbemSMTP", "store_batch", "store_inbound"]
@@ -78,9 +78,12 @@ class Arrival:
 
 
 _INBOX = InboxItem.__table__  # type: ignore[attr-defined]
-#: Which of a batch's Message-IDs are stored already; built once (an expanding parameter takes any count).
-_STORED_IDS = select(_INBOX.c.message_id).where(_INBOX.c.message_id.in_(bindparam("ids", expanding=True)))
-_INSERT = insert(_INBOX)
+#: Whether a Message-ID is stored already, and an arrival's row: compiled once, run on the driver's cursor
+#: (through Connection.execute, with an expanding IN list, the two cost the listener 0.3 of a batch's 0.42 ms of
+#: CPU; prepared, 0.29 ms in all, most of it the sync: see Prepared).
+_STORED = Prepared(select(_INBOX.c.id).where(_INBOX.c.message_id == bindparam("message_id")).limit(1))
+_INSERT = Prepared.insert(_INBOX, ("message_id", "envelope_from", "recipients", "raw", "status", "error",
+                                   "received_at"))
 
 
 def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
@@ -92,25 +95,19 @@ def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
         return []
     try:
         with db.transaction() as session:
-            # Core on the session's connection: the ORM's bulk insert and select cost the listener more than
-            # SQLite's own work on these rows.
-            connection = session.connection()
-            wanted = sorted({arrival.message_id for arrival in arrivals})
-            known = set(connection.execute(_STORED_IDS, {"ids": wanted}).scalars())
+            known: set[str] = set()
             stored: list[bool] = []
-            rows: list[dict[str, Any]] = []
             for arrival in arrivals:
-                fresh = arrival.message_id not in known
+                fresh = (arrival.message_id not in known
+                         and not _STORED.rows(session, {"message_id": arrival.message_id}))
                 known.add(arrival.message_id)
                 stored.append(fresh)
                 if fresh:
-                    rows.append(dict(message_id=arrival.message_id, envelope_from=arrival.envelope_from,
-                                     recipients=arrival.recipients, raw=arrival.raw, status=InboxStatus.NEW, error="",
-                                     received_at=utcnow()))
-            if rows:
-                connection.execute(_INSERT, rows)
+                    _INSERT.execute(session, {"message_id": arrival.message_id, "envelope_from": arrival.envelope_from,
+                                              "recipients": arrival.recipients, "raw": arrival.raw,
+                                              "status": InboxStatus.NEW, "error": "", "received_at": utcnow()})
         return stored
-    except IntegrityError:
+    except db.integrity_errors:
         if len(arrivals) == 1:
             return [False]  # lost a race with a concurrent copy of the same mail: that copy is stored
         # Another instance stored one of these meanwhile: settle them one by one.

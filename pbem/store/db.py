@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, create_engine
 
 from pbem.store import json_text, models, schema
@@ -348,6 +349,9 @@ class Database:
         else:
             self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, **_JSON)
         self.url = url
+        #: What a broken unique index raises: SQLAlchemy's error, or the driver's own from a Prepared statement.
+        self.integrity_errors: tuple[type[Exception], ...] = (IntegrityError,
+                                                               self.engine.dialect.loaded_dbapi.IntegrityError)
         self._reader = self.engine.execution_options(**{_READ_ONLY: True})
         self._poller = self.engine.execution_options(**{_READ_ONLY: True, _POLL: True})
         #: The queues (by their ``waiting`` statement) whose last round left rows (see work_through).
