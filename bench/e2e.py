@@ -48,6 +48,8 @@ from typing import Any, NamedTuple
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))  # this checkout's pbem (the sink's protocol class), not an installed one
 DOMAIN = "pbem.localhost"
 PUBLIC = f"pbem@{DOMAIN}"
 PLAYER_DOMAIN = "players.example"
@@ -242,8 +244,13 @@ class NullHandler:
         return "250 OK"
 
 
-def smtp_factory(handler: object, hostname: str) -> Callable[[], SMTP]:
-    """The same SMTP settings pbem's listener uses, so the bare server does the same protocol work."""
+def smtp_factory(handler: object, hostname: str, blocks: bool = False) -> Callable[[], SMTP]:
+    """The same SMTP settings pbem's listener uses, so the bare server does the same protocol work; ``blocks``:
+    with pbem's listener's protocol class, which reads DATA in blocks and a plain path itself (the sink's)."""
+    if blocks:
+        from pbem.mail.smtpd import PbemSMTP
+
+        return lambda: PbemSMTP(handler, data_size_limit=MAX_MESSAGE_BYTES, hostname=hostname, enable_SMTPUTF8=True)
     return lambda: SMTP(handler, data_size_limit=MAX_MESSAGE_BYTES, hostname=hostname, enable_SMTPUTF8=True)
 
 
@@ -251,14 +258,23 @@ class Sink:
     """The relay sink on 127.0.0.1, in a process of its own, as a real relay is: its SMTP answers must not
     wait for the bench's client threads (in the bench's process they waited on its interpreter lock, which
     slowed the one connection pbem delivers over far more than the floor server's four). Each mail comes
-    back to the bench over a pipe, into its mailbox."""
+    back to the bench over a pipe, into its mailbox.
 
-    def __init__(self) -> None:
+    It reads a mail's DATA in blocks, as Postfix's smtpd (the relay pbem is run behind) and pbem's own listener
+    do (``lines=False``, the default), or line by line as aiosmtpd does (``lines=True``, the bench's
+    ``--line-sink``). Read a line at a time, a game mail's picture, some 500 lines of base64, cost the sink about
+    0.9 ms of Python a move, more than pbem's picture process spends drawing it: a cost of this stand-in relay,
+    which Postfix would not have, charged to the server whose mails are bigger. Both ways the sink hands the bench
+    the same bytes (tests/test_bench.py).
+    """
+
+    def __init__(self, lines: bool = False) -> None:
         self.mailbox = Mailbox()
         context = multiprocessing.get_context("fork")  # made before the bench starts any thread
         self._mails, sending = context.Pipe(duplex=False)
         ready, announcing = context.Pipe(duplex=False)
-        self._process = context.Process(target=serve_sink, args=(sending, announcing), name="sink", daemon=True)
+        self._process = context.Process(target=serve_sink, args=(sending, announcing, lines), name="sink",
+                                        daemon=True)
         self._process.start()
         sending.close()
         announcing.close()
@@ -288,8 +304,9 @@ class Sink:
         self._mails.close()
 
 
-def serve_sink(to_bench: Connection, announce: Connection) -> None:
-    """The sink process: an aiosmtpd server on a free port (announced once listening) until terminated."""
+def serve_sink(to_bench: Connection, announce: Connection, lines: bool = False) -> None:
+    """The sink process: an aiosmtpd server on a free port (announced once listening) until terminated; its DATA
+    read in blocks (pbem's listener's protocol class, pbem.mail.smtpd.PbemSMTP) or, ``lines``, line by line."""
     # Forked from the bench, whose SIGTERM handler raises KeyboardInterrupt: terminated, the sink would print
     # that traceback into the bench's report. It has nothing to clean up; the default action ends it quietly.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -298,7 +315,7 @@ def serve_sink(to_bench: Connection, announce: Connection) -> None:
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        server = await loop.create_server(smtp_factory(SinkHandler(outgoing), "sink.localhost"),
+        server = await loop.create_server(smtp_factory(SinkHandler(outgoing), "sink.localhost", blocks=not lines),
                                           host="127.0.0.1", port=0)
         announce.send(server.sockets[0].getsockname()[1])
         announce.close()
@@ -1098,12 +1115,11 @@ def floor_maximum(relay: ServerProcess, sink: Sink, pool: list[Game], counts: li
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="pbem-bench-"))
-    sink = Sink()
+    sink = Sink(lines=args.line_sink)
     servers: list[ServerProcess] = []
     all_games: list[Game] = []
     database_url = ""
     if args.postgresql:
-        sys.path.insert(0, str(REPO))
         from tests.helpers.pipeline import drop_postgres, fresh_postgres_url, postgres_available
 
         if reason := postgres_available():
@@ -1342,6 +1358,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="also measure, for reference, a floor server whose second copy of each move carries "
                              "BYTES more of base64 lines, as pbem's notice carries its picture (36000: about pbem's "
                              "37.6 KB mail) [0: not measured]")
+    parser.add_argument("--line-sink", action="store_true",
+                        help="the relay sink reads each mail's DATA line by line, as aiosmtpd does, instead of in "
+                             "blocks as Postfix and pbem's listener do (the bench's sink before 2026-11-30)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database, logs)")
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-relay", type=int, metavar="PORT", help=argparse.SUPPRESS)

@@ -11,6 +11,7 @@ import json
 import random
 import re
 import shutil
+import smtplib
 import subprocess
 import sys
 import time
@@ -316,6 +317,30 @@ def test_e2e_reads_a_mails_text_as_the_email_package_does(tmp_path: Path) -> Non
         assert e2e.plain_text(raw) == expected, raw[:2000]
         whole = email.parser.BytesHeaderParser(policy=compat32).parsebytes(raw)  # the whole mail given
         assert e2e.Mail(raw, 0.0).headers.items() == whole.items(), raw[:2000]
+
+
+def test_e2e_sink_hands_the_bench_the_same_mails_read_in_blocks_or_line_by_line(tmp_path: Path) -> None:
+    """The relay sink reads DATA in blocks (as Postfix and pbem's listener do) unless --line-sink: either way the
+    bench gets each mail's bytes as sent, dot-stuffed lines and a game mail's picture included."""
+    e2e = _bench_module("e2e")
+    rng = random.Random()
+    shapes = (_random_mail(rng).replace(b"\r\n", b"\n").replace(b"\n", b"\r\n") for _ in range(200))
+    shaped = [raw for raw in shapes if max(map(len, raw.splitlines())) < 990][:20]  # SMTP's line limit
+    mails = sorted(_game_mails(tmp_path), key=len)[-3:] + shaped
+    mails.append(b"Subject: dots\r\n\r\n.\r\n..two\r\n.three.\r\nend\r\n")
+    assert any(len(raw) > 20000 for raw in mails)  # a game mail with its picture
+    received = []
+    for lines in (False, True):
+        sink = e2e.Sink(lines=lines)
+        try:
+            with smtplib.SMTP("127.0.0.1", sink.port, timeout=30) as client:
+                for number, raw in enumerate(mails):
+                    client.sendmail("pbem@pbem.localhost", [f"p{number}@players.example"], raw)
+            received.append([sink.mailbox.wait(f"p{number}@players.example", 0, 30.0, lambda: None)[0].raw
+                             for number in range(len(mails))])
+        finally:
+            sink.close()
+    assert received[0] == received[1] == mails
 
 
 def test_e2e_seeks_the_maximum_while_moves_per_second_rise() -> None:
