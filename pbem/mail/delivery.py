@@ -137,20 +137,45 @@ class _RelayConnection(smtplib.SMTP):
         replacements: smtplib's regular expression took 0.2 ms on a mail with a picture."""
         self.ehlo_or_helo_if_needed()
         size = [f"size={len(raw)}"] if self.does_esmtp and self.has_extn("size") else []
-        code, answer = self.mail("", [*size, *options])
-        if code != 250:
-            self._refused(code)
-            raise smtplib.SMTPSenderRefused(code, answer, "")
-        code, answer = self.rcpt(recipient)
-        if code not in (250, 251):
-            self._refused(code)
-            raise smtplib.SMTPRecipientsRefused({recipient: (code, answer)})
-        self.putcmd("data")
-        code, answer = self.getreply()
-        if code != 354:
-            self._refused(code)
-            raise smtplib.SMTPDataError(code, answer)
+        if not options and self.does_esmtp and self.has_extn("pipelining") and _PLAIN_PATH.fullmatch(recipient):
+            mail, rcpt, data = self._envelope_pipelined(recipient, size)
+        else:
+            mail, rcpt, data = self._envelope_stepwise(recipient, [*size, *options])
+        if mail[0] != 250:
+            self._refused(mail[0])
+            raise smtplib.SMTPSenderRefused(mail[0], mail[1], "")
+        if rcpt[0] not in (250, 251):
+            self._refused(rcpt[0])
+            raise smtplib.SMTPRecipientsRefused({recipient: rcpt})
+        if data[0] != 354:
+            self._refused(data[0])
+            raise smtplib.SMTPDataError(*data)
         self.send(b"".join((dot_stuffed(raw), b"" if raw.endswith(b"\r\n") else b"\r\n")))
+
+    def _envelope_stepwise(self, recipient: str, options: list[str]) -> tuple[tuple[int, bytes], ...]:
+        """MAIL, RCPT and DATA one after the other, each sent once the one before was accepted; the answers
+        ((0, b"") for a command not sent)."""
+        mail = self.mail("", options)
+        rcpt = self.rcpt(recipient) if mail[0] == 250 else (0, b"")
+        if rcpt[0] not in (250, 251):
+            return mail, rcpt, (0, b"")
+        self.putcmd("data")
+        return mail, rcpt, self.getreply()
+
+    def _envelope_pipelined(self, recipient: str, size: list[str]) -> tuple[tuple[int, bytes], ...]:
+        """MAIL, RCPT and DATA in one write to a relay that offers PIPELINING (RFC 2920), as Postfix's own client
+        sends them: one round trip instead of three (bench/e2e.py: see the README). The answers, read in order.
+
+        A relay that took DATA although MAIL or RCPT failed (RFC 2920 asks it not to) gets the empty mail's dot at
+        once, which with no recipient delivers nothing; its DATA then counts as refused."""
+        self.send("".join((f"mail FROM:<>{''.join(f' {option}' for option in size)}\r\n",
+                           f"rcpt TO:<{recipient}>\r\n", "data\r\n")))
+        mail, rcpt, data = self.getreply(), self.getreply(), self.getreply()
+        if data[0] == 354 and (mail[0] != 250 or rcpt[0] not in (250, 251)):
+            self.send(b".\r\n")
+            self.getreply()
+            data = (503, b"no valid recipient: the empty mail ended at once")
+        return mail, rcpt, data
 
     def end_mail(self) -> tuple[int, bytes]:
         """The final dot; from the relay's 250 on, the mail is the relay's."""

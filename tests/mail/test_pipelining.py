@@ -1,0 +1,197 @@
+"""SMTP PIPELINING (RFC 2920) on both sides: the listener offers it, the deliverer uses it where the relay offers it."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from aiosmtpd.smtp import SMTP, Envelope, Session
+from sqlmodel import select
+
+from pbem.mail.delivery import Deliverer
+from pbem.mail.smtpd import make_smtp_factory
+from pbem.store.models import OutboxItem, utcnow
+from pbem.store.vocabulary import OutboxStatus
+from tests.helpers.pipeline import Pipeline
+
+#: How long a scripted relay waits for a whole MAIL, RCPT, DATA group before it calls the client stepwise.
+GROUP_SECONDS = 5.0
+
+
+class Keeper:
+    """The listener's handler in these tests: refuses RCPT to nobody@, keeps every mail it takes."""
+
+    def __init__(self) -> None:
+        self.mails: list[tuple[str, list[str], bytes]] = []
+
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          options: list[str]) -> str:
+        if address.startswith("nobody@"):
+            return "550 5.1.1 no such mailbox"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        assert isinstance(envelope.original_content, bytes)
+        self.mails.append((str(envelope.mail_from), list(envelope.rcpt_tos), envelope.original_content))
+        return "250 OK"
+
+
+@contextmanager
+def serving(start: Callable[[], object]) -> Iterator[int]:
+    """Run the asyncio server ``start`` makes (a coroutine giving an asyncio.Server) on a thread; its port."""
+    loop = asyncio.new_event_loop()
+    started: list[asyncio.Server] = []
+    ready = threading.Event()
+
+    async def main() -> None:
+        started.append(await start())  # type: ignore[misc]
+        ready.set()
+
+    thread = threading.Thread(target=lambda: (loop.run_until_complete(main()), loop.run_forever()), daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    try:
+        yield int(started[0].sockets[0].getsockname()[1])
+    finally:
+        loop.call_soon_threadsafe(started[0].close)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def answers(count: int, file: Any) -> list[str]:
+    """The next ``count`` answers (multi-line answers as their last line) read from ``file``."""
+    found: list[str] = []
+    while len(found) < count:
+        line = file.readline().decode()
+        assert line, f"the server closed the connection after {found}"
+        if line[3:4] != "-":
+            found.append(line.rstrip("\r\n"))
+    return found
+
+
+def test_the_listener_offers_pipelining_and_answers_a_group_in_order() -> None:
+    keeper = Keeper()
+
+    async def start() -> asyncio.Server:
+        return await asyncio.get_running_loop().create_server(
+            make_smtp_factory(keeper, 1 << 20, "pbem.test"), "127.0.0.1", 0)  # type: ignore[arg-type]
+
+    with serving(start) as port, socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+        file = client.makefile("rb")
+        assert answers(1, file)[0].startswith("220")
+        client.sendall(b"EHLO players.example\r\n")
+        lines = []
+        while not (line := file.readline().decode()).startswith("250 "):
+            lines.append(line.strip())
+        assert "250-PIPELINING" in lines
+        # A whole group in one write: MAIL, RCPT, DATA, answered in order, then the content.
+        client.sendall(b"MAIL FROM:<ann@players.example>\r\nRCPT TO:<seat@pbem.test>\r\nDATA\r\n")
+        assert [a[:3] for a in answers(3, file)] == ["250", "250", "354"]
+        # The content and its dot, then the next group in the same write: its RCPT refused, so its DATA is too.
+        client.sendall(b"Subject: one\r\n\r\n..dot\r\n.\r\n"
+                       b"MAIL FROM:<bob@players.example>\r\nRCPT TO:<nobody@pbem.test>\r\nDATA\r\nQUIT\r\n")
+        assert [a[:3] for a in answers(5, file)] == ["250", "250", "550", "503", "221"]
+    assert keeper.mails == [("ann@players.example", ["seat@pbem.test"], b"Subject: one\r\n\r\n.dot\r\n")]
+
+
+class ScriptedRelay:
+    """A relay that offers PIPELINING and answers a mail's MAIL, RCPT and DATA only once all three have come: a
+    client that waits for each answer before its next command gets none (and times out). ``answers`` are its
+    three answers; with a 550 among them, the dot that ends the (empty) mail gets a 554."""
+
+    def __init__(self, answers: bytes = b"250 2.1.0 OK\r\n250 2.1.5 OK\r\n354 go on\r\n") -> None:
+        self.answers = answers
+        self.groups: list[bytes] = []
+        self.mails: list[bytes] = []
+        self.stepwise = False
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"220 relay.test ESMTP\r\n")
+        try:
+            while line := await reader.readline():
+                command = line[:4].upper()
+                if command in (b"EHLO", b"HELO"):
+                    writer.write(b"250-relay.test\r\n250-PIPELINING\r\n250-SIZE 10000000\r\n250 8BITMIME\r\n")
+                elif command == b"MAIL":
+                    try:  # the RCPT and DATA lines, which a client that waits for MAIL's answer never sends
+                        rcpt = await asyncio.wait_for(reader.readline(), GROUP_SECONDS)
+                        data = await asyncio.wait_for(reader.readline(), GROUP_SECONDS)
+                    except TimeoutError:
+                        self.stepwise = True
+                        return
+                    self.groups.append(line + rcpt + data)
+                    writer.write(self.answers)
+                    await writer.drain()
+                    content = b""
+                    while (line := await reader.readline()) not in (b".\r\n", b""):
+                        content += line
+                    if b"550" in self.answers:
+                        writer.write(b"554 5.5.1 no valid recipients\r\n")
+                    else:
+                        self.mails.append(content)
+                        writer.write(b"250 2.0.0 queued\r\n")
+                elif command == b"RSET":
+                    writer.write(b"250 2.0.0 OK\r\n")
+                elif command == b"QUIT":
+                    writer.write(b"221 2.0.0 bye\r\n")
+                    return
+                else:
+                    writer.write(b"502 5.5.2 not here\r\n")
+                await writer.drain()
+        finally:
+            writer.close()
+
+
+def queue(pipe: Pipeline, count: int) -> None:
+    with pipe.db.transaction() as session:
+        for number in range(count):
+            session.add(OutboxItem(recipient="ann@players.example", message_id=f"<{number}@test>",
+                                   raw=f"Subject: {number}\r\n\r\nmail {number}\r\n".encode(),
+                                   next_attempt_at=utcnow(), created_at=utcnow()))
+
+
+def statuses(pipe: Pipeline) -> list[str]:
+    with pipe.db.read() as session:
+        return [row.status for row in session.exec(select(OutboxItem).order_by(OutboxItem.id))]  # type: ignore[arg-type]
+
+
+def test_the_deliverer_sends_each_envelope_as_one_group_to_a_relay_that_offers_pipelining(tmp_path: Path) -> None:
+    pipe, relay = Pipeline(tmp_path), ScriptedRelay()
+    with serving(lambda: asyncio.start_server(relay.handle, "127.0.0.1", 0)) as port:
+        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
+        try:
+            queue(pipe, 3)
+            assert deliverer.deliver_due() == 3
+        finally:
+            deliverer.close()
+            pipe.close()
+    assert not relay.stepwise
+    raws = [f"Subject: {n}\r\n\r\nmail {n}\r\n".encode() for n in range(3)]
+    assert relay.groups == [b"mail FROM:<> size=%d\r\nrcpt TO:<ann@players.example>\r\ndata\r\n" % len(raw)
+                            for raw in raws]
+    assert relay.mails == raws
+    assert statuses(pipe) == [OutboxStatus.SENT] * 3
+
+
+def test_a_relay_that_takes_data_after_refusing_the_recipient_ends_the_empty_mail_and_the_mail_fails(
+        tmp_path: Path) -> None:
+    """RFC 2920 3.1: the client ends a DATA the relay should not have taken with a lone dot; the relay delivers
+    nothing, and its 5xx for the recipient fails the mail for good (no retry)."""
+    pipe = Pipeline(tmp_path)
+    relay = ScriptedRelay(b"250 2.1.0 OK\r\n550 5.1.1 no such mailbox\r\n354 go on\r\n")
+    with serving(lambda: asyncio.start_server(relay.handle, "127.0.0.1", 0)) as port:
+        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
+        try:
+            queue(pipe, 1)
+            assert deliverer.deliver_due() == 0
+        finally:
+            deliverer.close()
+            pipe.close()
+    assert not relay.stepwise and len(relay.groups) == 1 and relay.mails == []
+    assert statuses(pipe) == [OutboxStatus.FAILED]
