@@ -156,42 +156,37 @@ def queue(pipe: Pipeline, count: int) -> None:
                                    next_attempt_at=utcnow(), created_at=utcnow()))
 
 
-def statuses(pipe: Pipeline) -> list[str]:
-    with pipe.db.read() as session:
-        return [row.status for row in session.exec(select(OutboxItem).order_by(OutboxItem.id))]  # type: ignore[arg-type]
-
-
-def test_the_deliverer_sends_each_envelope_as_one_group_to_a_relay_that_offers_pipelining(tmp_path: Path) -> None:
-    pipe, relay = Pipeline(tmp_path), ScriptedRelay()
+def deliver_through(relay: ScriptedRelay, tmp_path: Path, mails: int) -> tuple[int, list[str]]:
+    """Queue ``mails`` mails to one player and deliver them through ``relay``: how many were sent, and each
+    outbox row's status after."""
+    pipe = Pipeline(tmp_path)
     with serving(lambda: asyncio.start_server(relay.handle, "127.0.0.1", 0)) as port:
         deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
         try:
-            queue(pipe, 3)
-            assert deliverer.deliver_due() == 3
+            queue(pipe, mails)
+            sent = deliverer.deliver_due()
+            with pipe.db.read() as session:
+                rows = session.exec(select(OutboxItem).order_by(OutboxItem.id))  # type: ignore[arg-type]
+                return sent, [row.status for row in rows]
         finally:
             deliverer.close()
             pipe.close()
+
+
+def test_the_deliverer_sends_each_envelope_as_one_group_to_a_relay_that_offers_pipelining(tmp_path: Path) -> None:
+    relay = ScriptedRelay()
+    assert deliver_through(relay, tmp_path, 3) == (3, [OutboxStatus.SENT] * 3)
     assert not relay.stepwise
     raws = [f"Subject: {n}\r\n\r\nmail {n}\r\n".encode() for n in range(3)]
     assert relay.groups == [b"mail FROM:<> size=%d\r\nrcpt TO:<ann@players.example>\r\ndata\r\n" % len(raw)
                             for raw in raws]
     assert relay.mails == raws
-    assert statuses(pipe) == [OutboxStatus.SENT] * 3
 
 
 def test_a_relay_that_takes_data_after_refusing_the_recipient_ends_the_empty_mail_and_the_mail_fails(
         tmp_path: Path) -> None:
     """RFC 2920 3.1: the client ends a DATA the relay should not have taken with a lone dot; the relay delivers
     nothing, and its 5xx for the recipient fails the mail for good (no retry)."""
-    pipe = Pipeline(tmp_path)
     relay = ScriptedRelay(b"250 2.1.0 OK\r\n550 5.1.1 no such mailbox\r\n354 go on\r\n")
-    with serving(lambda: asyncio.start_server(relay.handle, "127.0.0.1", 0)) as port:
-        deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
-        try:
-            queue(pipe, 1)
-            assert deliverer.deliver_due() == 0
-        finally:
-            deliverer.close()
-            pipe.close()
+    assert deliver_through(relay, tmp_path, 1) == (0, [OutboxStatus.FAILED])
     assert not relay.stepwise and len(relay.groups) == 1 and relay.mails == []
-    assert statuses(pipe) == [OutboxStatus.FAILED]
