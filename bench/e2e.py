@@ -260,12 +260,12 @@ class Sink:
     slowed the one connection pbem delivers over far more than the floor server's four). Each mail comes
     back to the bench over a pipe, into its mailbox.
 
-    It reads a mail's DATA in blocks, as Postfix's smtpd (the relay pbem is run behind) and pbem's own listener
-    do (``lines=False``, the default), or line by line as aiosmtpd does (``lines=True``, the bench's
-    ``--line-sink``). Read a line at a time, a game mail's picture, some 500 lines of base64, cost the sink about
-    0.9 ms of Python a move, more than pbem's picture process spends drawing it: a cost of this stand-in relay,
-    which Postfix would not have, charged to the server whose mails are bigger. Both ways the sink hands the bench
-    the same bytes (tests/test_bench.py).
+    It reads a mail's DATA in blocks and offers PIPELINING, as Postfix's smtpd (the relay pbem is run behind) and
+    pbem's own listener do (``lines=False``, the default), or line by line without PIPELINING as aiosmtpd's own
+    protocol class does (``lines=True``, the bench's ``--line-sink``). Read a line at a time, a game mail's
+    picture, some 500 lines of base64, cost the sink about 1 ms of Python a move, more than pbem's picture process
+    spends drawing it: a cost of this stand-in relay, which Postfix would not have, charged to the server whose
+    mails are bigger. Both ways the sink hands the bench the same bytes (tests/test_bench.py).
     """
 
     def __init__(self, lines: bool = False) -> None:
@@ -1359,8 +1359,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "BYTES more of base64 lines, as pbem's notice carries its picture (36000: about pbem's "
                              "37.6 KB mail) [0: not measured]")
     parser.add_argument("--line-sink", action="store_true",
-                        help="the relay sink reads each mail's DATA line by line, as aiosmtpd does, instead of in "
-                             "blocks as Postfix and pbem's listener do (the bench's sink before 2026-11-30)")
+                        help="the relay sink reads each mail's DATA line by line and offers no PIPELINING, as "
+                             "aiosmtpd's own protocol class does, instead of reading in blocks and offering it as "
+                             "Postfix and pbem's listener do (the bench's sink before 2026-11-30)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database, logs)")
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-relay", type=int, metavar="PORT", help=argparse.SUPPRESS)

@@ -166,15 +166,26 @@ class _RelayConnection(smtplib.SMTP):
         """MAIL, RCPT and DATA in one write to a relay that offers PIPELINING (RFC 2920), as Postfix's own client
         sends them: one round trip instead of three (bench/e2e.py: see the README). The answers, read in order.
 
-        A relay that took DATA although MAIL or RCPT failed (RFC 2920 asks it not to) gets the empty mail's dot at
-        once, which with no recipient delivers nothing; its DATA then counts as refused."""
+        A 421 ends the reading: the relay closes the connection after it. A relay that took DATA although it refused
+        the recipient (RFC 2920 asks it not to) gets the empty mail's dot at once, which with no recipient delivers
+        nothing; one that took it after refusing MAIL is left (the connection closed): its DATA counts as refused."""
         self.send("".join((f"mail FROM:<>{''.join(f' {option}' for option in size)}\r\n",
                            f"rcpt TO:<{recipient}>\r\n", "data\r\n")))
-        mail, rcpt, data = self.getreply(), self.getreply(), self.getreply()
-        if data[0] == 354 and (mail[0] != 250 or rcpt[0] not in (250, 251)):
+        unsent = (0, b"")
+        mail = self.getreply()
+        if mail[0] == 421:
+            return mail, unsent, unsent
+        rcpt = self.getreply()
+        if rcpt[0] == 421:
+            return mail, rcpt, unsent
+        data = self.getreply()
+        if data[0] == 354 and mail[0] != 250:
+            self.close()
+            return mail, rcpt, unsent
+        if data[0] == 354 and rcpt[0] not in (250, 251):
             self.send(b".\r\n")
             self.getreply()
-            data = (503, b"no valid recipient: the empty mail ended at once")
+            return mail, rcpt, (503, b"no valid recipient: the empty mail ended at once")
         return mail, rcpt, data
 
     def end_mail(self) -> tuple[int, bytes]:

@@ -12,7 +12,7 @@ from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import Any, AnyStr
 
-from aiosmtpd.smtp import MISSING, SMTP, Envelope, Session
+from aiosmtpd.smtp import MISSING, SMTP, Envelope, Session, syntax
 from sqlalchemy import bindparam
 from sqlmodel import select
 
@@ -254,10 +254,11 @@ class PbemSMTP(SMTP):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._held: list[str] | None = None  # EHLO's answers, while smtp_EHLO gathers them
+        self._held: list[str | bytes] | None = None  # EHLO's answers, while smtp_EHLO gathers them
         if self._decode_data:  # smtp_DATA hands the handler bytes, as pbem's listener stores them
             raise ValueError("PbemSMTP does not decode DATA (decode_data must be false)")
 
+    @syntax("EHLO hostname")
     async def smtp_EHLO(self, hostname: str) -> None:
         """aiosmtpd's EHLO, offering PIPELINING as well (RFC 2920): a client may send MAIL, RCPT and DATA in one
         write. aiosmtpd answers each command in order as it reads it and reads a DATA section no further than
@@ -267,18 +268,22 @@ class PbemSMTP(SMTP):
             await super().smtp_EHLO(hostname)
         finally:
             answers, self._held = self._held, None
-        if len(answers) > 1 and answers[-1].startswith("250 "):
+        if len(answers) > 1 and str(answers[-1]).startswith("250 "):
             answers.insert(-1, "250-PIPELINING")
-        for status in answers:
-            await super().push(status)
+        for status in answers:  # as they were given: EHLO's are text, but push takes bytes too
+            if isinstance(status, bytes):
+                await super().push(status)
+            else:
+                await super().push(status)
 
     async def push(self, status: AnyStr) -> None:
         """Send an answer; during EHLO, keep it for smtp_EHLO to send with the others."""
         if self._held is not None:
-            self._held.append(status if isinstance(status, str) else status.decode("utf-8", "replace"))
+            self._held.append(status)
             return
         await super().push(status)
 
+    @syntax("DATA")
     async def smtp_DATA(self, arg: str) -> None:
         """aiosmtpd's DATA command, the section read in blocks (pbem.mail.smtp_data) rather than line by line."""
         if await self.check_helo_needed() or await self.check_auth_needed("DATA"):

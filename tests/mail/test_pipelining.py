@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -43,25 +43,28 @@ class Keeper:
 
 
 @contextmanager
-def serving(start: Callable[[], object]) -> Iterator[int]:
-    """Run the asyncio server ``start`` makes (a coroutine giving an asyncio.Server) on a thread; its port."""
+def serving(start: Callable[[], Awaitable[asyncio.Server]]) -> Iterator[int]:
+    """Run the asyncio server ``start`` makes on a thread of its own; its port. Closed, its handlers cancelled."""
     loop = asyncio.new_event_loop()
-    started: list[asyncio.Server] = []
-    ready = threading.Event()
-
-    async def main() -> None:
-        started.append(await start())  # type: ignore[misc]
-        ready.set()
-
-    thread = threading.Thread(target=lambda: (loop.run_until_complete(main()), loop.run_forever()), daemon=True)
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    assert ready.wait(10)
+    server = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
     try:
-        yield int(started[0].sockets[0].getsockname()[1])
+        yield int(server.sockets[0].getsockname()[1])
     finally:
-        loop.call_soon_threadsafe(started[0].close)
+        loop.call_soon_threadsafe(server.close)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
+        assert not thread.is_alive(), "the server's loop did not stop"
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+
+        async def settle() -> None:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+        loop.run_until_complete(settle())
+        loop.close()
 
 
 def answers(count: int, file: Any) -> list[str]:
@@ -88,6 +91,7 @@ def test_the_listener_offers_pipelining_and_answers_a_group_in_order() -> None:
         client.sendall(b"EHLO players.example\r\n")
         lines = []
         while not (line := file.readline().decode()).startswith("250 "):
+            assert line, f"the server closed the connection after {lines}"
             lines.append(line.strip())
         assert "250-PIPELINING" in lines
         # A whole group in one write: MAIL, RCPT, DATA, answered in order, then the content.
@@ -103,12 +107,15 @@ def test_the_listener_offers_pipelining_and_answers_a_group_in_order() -> None:
 class ScriptedRelay:
     """A relay that offers PIPELINING and answers a mail's MAIL, RCPT and DATA only once all three have come: a
     client that waits for each answer before its next command gets none (and times out). ``answers`` are its
-    three answers; with a 550 among them, the dot that ends the (empty) mail gets a 554."""
+    answers to the three; it closes the connection after a 421, and after a 354 reads the content to its dot
+    (a 554 for it when the recipient was refused). It keeps each group, each content and every other command."""
 
     def __init__(self, answers: bytes = b"250 2.1.0 OK\r\n250 2.1.5 OK\r\n354 go on\r\n") -> None:
         self.answers = answers
         self.groups: list[bytes] = []
+        self.contents: list[bytes] = []
         self.mails: list[bytes] = []
+        self.commands: list[bytes] = []
         self.stepwise = False
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -119,33 +126,42 @@ class ScriptedRelay:
                 if command in (b"EHLO", b"HELO"):
                     writer.write(b"250-relay.test\r\n250-PIPELINING\r\n250-SIZE 10000000\r\n250 8BITMIME\r\n")
                 elif command == b"MAIL":
-                    try:  # the RCPT and DATA lines, which a client that waits for MAIL's answer never sends
-                        rcpt = await asyncio.wait_for(reader.readline(), GROUP_SECONDS)
-                        data = await asyncio.wait_for(reader.readline(), GROUP_SECONDS)
-                    except TimeoutError:
-                        self.stepwise = True
+                    if not await self._group(line, reader, writer):
                         return
-                    self.groups.append(line + rcpt + data)
-                    writer.write(self.answers)
-                    await writer.drain()
-                    content = b""
-                    while (line := await reader.readline()) not in (b".\r\n", b""):
-                        content += line
-                    if b"550" in self.answers:
-                        writer.write(b"554 5.5.1 no valid recipients\r\n")
-                    else:
-                        self.mails.append(content)
-                        writer.write(b"250 2.0.0 queued\r\n")
-                elif command == b"RSET":
-                    writer.write(b"250 2.0.0 OK\r\n")
-                elif command == b"QUIT":
-                    writer.write(b"221 2.0.0 bye\r\n")
-                    return
                 else:
-                    writer.write(b"502 5.5.2 not here\r\n")
+                    self.commands.append(line.rstrip().upper())
+                    writer.write({b"RSET": b"250 2.0.0 OK\r\n", b"QUIT": b"221 2.0.0 bye\r\n"}.get(
+                        command, b"502 5.5.2 not here\r\n"))
+                    if command == b"QUIT":
+                        return
                 await writer.drain()
         finally:
             writer.close()
+
+    async def _group(self, mail: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """One mail's group and its content; False when the connection ends here."""
+        try:  # the RCPT and DATA lines, which a client that waits for MAIL's answer never sends
+            rcpt = await asyncio.wait_for(reader.readline(), GROUP_SECONDS)
+            data = await asyncio.wait_for(reader.readline(), GROUP_SECONDS)
+        except TimeoutError:
+            self.stepwise = True
+            return False
+        self.groups.append(mail + rcpt + data)
+        writer.write(self.answers)
+        await writer.drain()
+        if b"421" in self.answers:
+            return False
+        if self.answers.endswith(b"354 go on\r\n"):
+            content = b""
+            while (line := await reader.readline()) not in (b".\r\n", b""):
+                content += line
+            self.contents.append(content)
+            if b"550" in self.answers:
+                writer.write(b"554 5.5.1 no valid recipients\r\n")
+            else:
+                self.mails.append(content)
+                writer.write(b"250 2.0.0 queued\r\n")
+        return True
 
 
 def queue(pipe: Pipeline, count: int) -> None:
@@ -156,9 +172,9 @@ def queue(pipe: Pipeline, count: int) -> None:
                                    next_attempt_at=utcnow(), created_at=utcnow()))
 
 
-def deliver_through(relay: ScriptedRelay, tmp_path: Path, mails: int) -> tuple[int, list[str]]:
+def deliver_through(relay: ScriptedRelay, tmp_path: Path, mails: int) -> tuple[int, list[tuple[str, str]]]:
     """Queue ``mails`` mails to one player and deliver them through ``relay``: how many were sent, and each
-    outbox row's status after."""
+    outbox row's status and last error after."""
     pipe = Pipeline(tmp_path)
     with serving(lambda: asyncio.start_server(relay.handle, "127.0.0.1", 0)) as port:
         deliverer = Deliverer(pipe.db, "127.0.0.1", port, str(tmp_path / "unused"))
@@ -167,7 +183,7 @@ def deliver_through(relay: ScriptedRelay, tmp_path: Path, mails: int) -> tuple[i
             sent = deliverer.deliver_due()
             with pipe.db.read() as session:
                 rows = session.exec(select(OutboxItem).order_by(OutboxItem.id))  # type: ignore[arg-type]
-                return sent, [row.status for row in rows]
+                return sent, [(row.status, row.last_error) for row in rows]
         finally:
             deliverer.close()
             pipe.close()
@@ -175,7 +191,7 @@ def deliver_through(relay: ScriptedRelay, tmp_path: Path, mails: int) -> tuple[i
 
 def test_the_deliverer_sends_each_envelope_as_one_group_to_a_relay_that_offers_pipelining(tmp_path: Path) -> None:
     relay = ScriptedRelay()
-    assert deliver_through(relay, tmp_path, 3) == (3, [OutboxStatus.SENT] * 3)
+    assert deliver_through(relay, tmp_path, 3) == (3, [(OutboxStatus.SENT, "")] * 3)
     assert not relay.stepwise
     raws = [f"Subject: {n}\r\n\r\nmail {n}\r\n".encode() for n in range(3)]
     assert relay.groups == [b"mail FROM:<> size=%d\r\nrcpt TO:<ann@players.example>\r\ndata\r\n" % len(raw)
@@ -185,8 +201,27 @@ def test_the_deliverer_sends_each_envelope_as_one_group_to_a_relay_that_offers_p
 
 def test_a_relay_that_takes_data_after_refusing_the_recipient_ends_the_empty_mail_and_the_mail_fails(
         tmp_path: Path) -> None:
-    """RFC 2920 3.1: the client ends a DATA the relay should not have taken with a lone dot; the relay delivers
-    nothing, and its 5xx for the recipient fails the mail for good (no retry)."""
+    """RFC 2920 3.1: the client ends a DATA the relay should not have taken with a lone dot (no content), resets,
+    and the relay's 5xx for the recipient fails the mail for good (no retry)."""
     relay = ScriptedRelay(b"250 2.1.0 OK\r\n550 5.1.1 no such mailbox\r\n354 go on\r\n")
-    assert deliver_through(relay, tmp_path, 1) == (0, [OutboxStatus.FAILED])
+    sent, rows = deliver_through(relay, tmp_path, 1)
+    assert sent == 0 and [status for status, _ in rows] == [OutboxStatus.FAILED] and "550" in rows[0][1]
     assert not relay.stepwise and len(relay.groups) == 1 and relay.mails == []
+    assert relay.contents == [b""] and relay.commands[:1] == [b"RSET"]
+
+
+def test_a_refused_recipient_and_its_refused_data_fail_the_mail_and_the_connection_stays_in_step(
+        tmp_path: Path) -> None:
+    """What Postfix answers to a group whose recipient it refuses: 550 to RCPT, 503 or 554 to DATA."""
+    relay = ScriptedRelay(b"250 2.1.0 OK\r\n550 5.1.1 no such mailbox\r\n554 5.5.1 no valid recipients\r\n")
+    sent, rows = deliver_through(relay, tmp_path, 2)
+    assert sent == 0 and [status for status, _ in rows] == [OutboxStatus.FAILED] * 2
+    assert len(relay.groups) == 2 and relay.contents == [] and relay.commands[:1] == [b"RSET"]
+
+
+def test_a_421_to_mail_ends_the_reading_and_the_mail_is_tried_again_later(tmp_path: Path) -> None:
+    relay = ScriptedRelay(b"421 4.3.2 shutting down\r\n")
+    sent, rows = deliver_through(relay, tmp_path, 1)
+    assert sent == 0 and [status for status, _ in rows] == [OutboxStatus.PENDING]
+    assert "421" in rows[0][1] and "shutting down" in rows[0][1]  # the relay's own words, not a broken connection
+    assert len(relay.groups) == 1 and relay.mails == []
