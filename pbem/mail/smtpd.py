@@ -107,11 +107,19 @@ def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
                                               "recipients": arrival.recipients, "raw": arrival.raw,
                                               "status": InboxStatus.NEW, "error": "", "received_at": utcnow()})
         return stored
-    except db.integrity_errors:
+    except db.integrity_errors as error:
+        if not _stored_twice(error):
+            raise  # a row the inbox refuses for another reason is no duplicate: the client hears 451 and retries
         if len(arrivals) == 1:
             return [False]  # lost a race with a concurrent copy of the same mail: that copy is stored
         # Another instance stored one of these meanwhile: settle them one by one.
         return [store_batch(db, [arrival])[0] for arrival in arrivals]
+
+
+def _stored_twice(error: Exception) -> bool:
+    """Whether an integrity error is a unique index's (the Message-ID's): SQLAlchemy's wraps the driver's."""
+    driver = getattr(error, "orig", None) or error
+    return getattr(driver, "sqlstate", None) == "23505" or "UNIQUE constraint failed" in str(driver)
 
 
 def store_inbound(db: Database, raw: bytes, envelope_from: str, recipients: list[str], domain: str) -> bool:

@@ -57,3 +57,14 @@ def test_a_copy_stored_by_another_instance_after_the_check_is_absorbed(db: Datab
     # back and its mails settled one by one, the copy absorbed and the new mail stored.
     assert store_batch(db, [arrival(1), arrival(2)]) == [False, True]
     assert [row["message_id"] for row in stored(db)] == ["<m1@players.example>", "<m2@players.example>"]
+
+
+def test_a_row_the_inbox_refuses_for_another_reason_is_not_taken_for_a_duplicate(db: Database) -> None:
+    """Only the Message-ID's unique index makes a duplicate: any other refusal is raised (the listener answers 451
+    and the client keeps the mail), never answered 250 as if the mail were stored."""
+    broken = Arrival(None, "ann@players.example", ["pbem@pbem.localhost"], "<broken@players.example>")  # type: ignore[arg-type]
+    with pytest.raises(db.integrity_errors):
+        store_batch(db, [broken])
+    with pytest.raises(db.integrity_errors):
+        store_batch(db, [arrival(1), broken])
+    assert stored(db) == []
