@@ -69,6 +69,8 @@ _FOLD = (update(OutboxItem)
 
 #: A recipient RCPT writes as ``<local@host>`` without smtplib's quoting (see _RelayConnection.rcpt).
 _PLAIN_PATH = re.compile(PLAIN_ADDRESS)
+#: The "answer" to an envelope command that was not sent, because one before it was refused.
+_NOT_SENT = (0, b"")
 #: What a failed sending raises: the relay's refusals and the network's errors (counted; retried unless permanent).
 _SEND_ERRORS = (OSError, smtplib.SMTPException, UnicodeError)
 _OUTBOX = OutboxItem.__table__  # type: ignore[attr-defined]
@@ -154,11 +156,11 @@ class _RelayConnection(smtplib.SMTP):
 
     def _envelope_stepwise(self, recipient: str, options: list[str]) -> tuple[tuple[int, bytes], ...]:
         """MAIL, RCPT and DATA one after the other, each sent once the one before was accepted; the answers
-        ((0, b"") for a command not sent)."""
+        (``_NOT_SENT`` for a command not sent)."""
         mail = self.mail("", options)
-        rcpt = self.rcpt(recipient) if mail[0] == 250 else (0, b"")
+        rcpt = self.rcpt(recipient) if mail[0] == 250 else _NOT_SENT
         if rcpt[0] not in (250, 251):
-            return mail, rcpt, (0, b"")
+            return mail, rcpt, _NOT_SENT
         self.putcmd("data")
         return mail, rcpt, self.getreply()
 
@@ -171,17 +173,16 @@ class _RelayConnection(smtplib.SMTP):
         nothing; one that took it after refusing MAIL is left (the connection closed): its DATA counts as refused."""
         self.send("".join((f"mail FROM:<>{''.join(f' {option}' for option in size)}\r\n",
                            f"rcpt TO:<{recipient}>\r\n", "data\r\n")))
-        unsent = (0, b"")
         mail = self.getreply()
         if mail[0] == 421:
-            return mail, unsent, unsent
+            return mail, _NOT_SENT, _NOT_SENT
         rcpt = self.getreply()
         if rcpt[0] == 421:
-            return mail, rcpt, unsent
+            return mail, rcpt, _NOT_SENT
         data = self.getreply()
         if data[0] == 354 and mail[0] != 250:
             self.close()
-            return mail, rcpt, unsent
+            return mail, rcpt, _NOT_SENT
         if data[0] == 354 and rcpt[0] not in (250, 251):
             self.send(b".\r\n")
             self.getreply()

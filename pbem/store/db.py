@@ -369,6 +369,13 @@ class Database:
         #: (bench/plans.py explains them from here).
         self.poll_observers: list[Callable[[str], None]] = []
 
+    @staticmethod
+    def is_unique_violation(error: Exception) -> bool:
+        """Whether one of ``integrity_errors`` is a unique index's (PostgreSQL's SQLSTATE 23505, SQLite's "UNIQUE
+        constraint failed"), not another constraint's; SQLAlchemy's error wraps the driver's."""
+        driver = getattr(error, "orig", None) or error
+        return getattr(driver, "sqlstate", None) == "23505" or "UNIQUE constraint failed" in str(driver)
+
     def create_all(self) -> None:
         """Bring the schema up to date: the Alembic migrations, which keep existing games."""
         self.migrate()
