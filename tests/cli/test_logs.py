@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbem.cli.main import build_parser
 from pbem.config import ConfigError, load_config
-from pbem.log_setup import configure_logging
+from pbem.log_setup import TextFormatter, configure_logging
 
 
 @pytest.fixture(autouse=True)
@@ -54,3 +57,24 @@ def test_log_settings_come_from_the_file_and_the_command_line_wins(tmp_path: Pat
     config.write_text('[log]\nlevel = "chatty"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="one of DEBUG, INFO, WARNING, ERROR"):
         load_config(config, environ={})
+
+
+@settings(max_examples=300, deadline=None)
+@given(times=st.lists(st.floats(min_value=0, max_value=4e9, allow_nan=False), min_size=1, max_size=20),
+       with_traceback=st.booleans())
+def test_text_lines_are_the_standard_librarys(times: list[float], with_traceback: bool) -> None:
+    """TextFormatter writes a line's seconds once per second; every line reads as logging.Formatter writes it, in
+    whatever order the times come (a second seen, left, and seen again)."""
+    standard = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    ours = TextFormatter()
+    error = None
+    if with_traceback:
+        try:
+            raise ValueError("boom")
+        except ValueError:
+            error = sys.exc_info()
+    for created in times:
+        record = logging.getLogger("pbem.worker").makeRecord("pbem.worker", logging.INFO, __file__, 1,
+                                                             "inbox %d processed", (7,), error)
+        record.created, record.msecs = created, (created - int(created)) * 1000
+        assert ours.format(record) == standard.format(record)
