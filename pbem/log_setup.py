@@ -45,7 +45,7 @@ class TextFormatter(logging.Formatter):
         second = int(record.created)
         if second != self._second:  # a race writes the same stamp twice
             self._stamp, self._second = time.strftime(self.default_time_format, self.converter(second)), second
-        return self.default_msec_format % (self._stamp, record.msecs)
+        return f"{self._stamp},{int(record.msecs):03d}"  # the base's default_msec_format
 
 
 #: What configure_logging was last given, so a process the server starts can log the same way.
