@@ -17,6 +17,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from pbem.mail.smtp_data import _has_long_line
 from pbem.mail.smtpd import PbemSMTP
 
 #: Small enough that a few long pieces go over it.
@@ -183,3 +184,16 @@ def test_a_picture_sized_section_is_read_in_blocks(listeners: dict[str, Listener
         answer = _answer(reader)
     assert answer.startswith(b"552")  # over the fixture's limit: read to its end all the same, then refused
     assert calls - before < 120, f"{calls - before} reader calls for {len(section)} bytes in 522 lines"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"\r\n", b"\r", b"\n", b"a", b"ab" * 3, b"x" * 17]), max_size=60),
+       st.integers(min_value=0, max_value=40))
+@example([b"x" * 17] * 3, 52)  # one line of 51 characters: exactly the longest a limit of 52 allows...
+@example([b"x" * 17] * 3 + [b"a"], 52)  # ...and one more
+@example([b"a", b"\r", b"\r\n"], 4)  # a line that ends in a lone CR before its CRLF counts that CR
+def test_the_long_line_check_measures_every_line(pieces: list[bytes], limit: int) -> None:
+    """_has_long_line's windows answer as measuring each line does, at any limit, with bare CRs and LFs about."""
+    stuffed = b"".join(pieces)
+    longest = max(map(len, stuffed.split(b"\r\n")), default=0)
+    assert _has_long_line(stuffed, limit) == (longest + 2 > limit)
