@@ -127,7 +127,22 @@ def vacation_days_left(config: Config, account: Account, now: datetime) -> int:
 
 
 def clock_lines(ctx: Context, game: Game, names: dict[Seat, str]) -> list[str]:
-    """The clock block of a game mail, in the manner of Richard's PBeM Server."""
+    """The clock block of a game mail, in the manner of Richard's PBeM Server: written once for the mails of one
+    unit of work (a move's reply and its opponent's mail show the same block) while what it shows is unchanged."""
+    players = [ctx.account_by_id(game.white_id if seat is Seat.WHITE else game.black_id) for seat in Seat]
+    shown = (game.status, tuple(names.items()),
+             tuple((p.vacation_until, p.vacation_used_days, p.vacation_year) if p else None for p in players))
+    key = f"clock lines {game.id}"
+    written = ctx.memo.get(key)
+    # The clock is a new dict whenever it changes (store_clock): the one kept here is compared by identity.
+    if written is not None and written[0] is game.clock and written[1] == shown:
+        return list(written[2])
+    lines = _clock_lines(ctx, game, names, players)
+    ctx.memo[key] = (game.clock, shown, lines)
+    return list(lines)
+
+
+def _clock_lines(ctx: Context, game: Game, names: dict[Seat, str], players: list[Account | None]) -> list[str]:
     config = ctx.services.config
     clock = clock_of(config, game)
     if clock is None:
@@ -137,8 +152,7 @@ def clock_lines(ctx: Context, game: Game, names: dict[Seat, str]) -> list[str]:
     lines = [f"Time control: {clock.control.describe()}",
              f"Started:      {clock.started.strftime(stamp)}",
              f"Last move:    {clock.last_move.strftime(stamp) if clock.last_move else '-'}"]
-    for seat in Seat:
-        account = ctx.account_by_id(game.white_id if seat is Seat.WHITE else game.black_id)
+    for seat, account in zip(Seat, players, strict=True):
         left = clock.left(seat.value, now)
         running = ""
         if game.status == GameStatus.ACTIVE and clock.to_move == seat.value:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import select
 
+from pbem.app.clocks import clock_lines, pass_clock
+from pbem.app.context import Context
+from pbem.app.game_state import handles
+from pbem.engine.base import Seat
 from pbem.store.models import Game, MoveRecord
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline
@@ -218,3 +223,27 @@ def test_the_final_mails_name_the_result_show_the_end_and_the_record(pipe: Pipel
     for body in found.values():
         assert "to move (move" not in body and "Final position: 0-1 (resignation)." in body
         assert "1. e4 e5 0-1" in body
+
+
+def test_the_clock_block_is_written_once_a_unit_of_work_and_again_when_it_changes(pipe: Pipeline) -> None:
+    """A move's reply and its opponent's mail show one clock block, written once; a changed clock, status or
+    vacation writes it again."""
+    seat_a, seat_b = start(pipe)
+    play(pipe, seat_a, seat_b, "e4")
+    moment = [datetime.now(UTC)]
+    pipe.services.now = lambda: moment[0]
+    with pipe.db.transaction() as session:
+        ctx = Context(session=session, services=pipe.services)
+        game = session.get(Game, 1)
+        assert game is not None
+        names = handles(ctx, game)
+        first = clock_lines(ctx, game, names)
+        moment[0] += timedelta(hours=5)  # what a new block would show differs: the time left is less
+        assert clock_lines(ctx, game, names) == first
+        black = ctx.account_by_id(game.black_id)
+        assert black is not None
+        black.vacation_used_days += 1
+        after_vacation = clock_lines(ctx, game, names)
+        assert after_vacation != first and "vacation days left" in "\n".join(after_vacation)
+        pass_clock(ctx, game, Seat.BLACK, Seat.WHITE)
+        assert clock_lines(ctx, game, names) != after_vacation
