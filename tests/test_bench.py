@@ -440,3 +440,21 @@ def test_the_benches_run_pbems_own_worker_default_unless_told() -> None:
         parser.parse_args(["--worker-process", "--worker-thread"])
     assert e2e.worker_setting(None) == ""  # pbem's default is left to pbem
     assert e2e.worker_setting(False) == "worker_process = false\n"
+
+
+def test_pbem_max_runs_pbem_alone_and_splits_its_cpu_by_process(tmp_path: Path) -> None:
+    out = tmp_path / "max.json"
+    done = run_bench("pbem_max.py", "--games", "2", "--runs", "2", "--moves-per-game", "3", "--json", str(out),
+                     timeout=180)
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(out.read_text())
+    assert [run["moves"] for run in runs] == [6, 6]  # each run with games of its own, every planned move played
+    for run in runs:
+        assert run["moves_per_s"] > 0 and run["p99_ms"] >= run["p50_ms"] > 0
+        assert run["pbem_ms"] == pytest.approx(run["server_ms"] + run["worker_ms"] + run["pictures_ms"])
+        assert all(run[name] >= 0 for name in ("server_ms", "worker_ms", "pictures_ms", "bench_ms", "sink_ms"))
+    assert done.stdout.count("moves/s") == 2
+    # --config-extra reaches pbem serve's configuration: a level it does not know stops it, and the run fails.
+    refused = run_bench("pbem_max.py", "--games", "1", "--runs", "1", "--moves-per-game", "1",
+                        "--config-extra", '[log]\\nlevel = "chatty"', timeout=120)
+    assert refused.returncode == 2 and "chatty" in refused.stderr, refused.stderr
