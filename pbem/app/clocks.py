@@ -134,11 +134,12 @@ def clock_lines(ctx: Context, game: Game, names: dict[Seat, str]) -> list[str]:
              tuple((p.vacation_until, p.vacation_used_days, p.vacation_year) if p else None for p in players))
     key = f"clock lines {game.id}"
     written = ctx.memo.get(key)
-    # The clock is a new dict whenever it changes (store_clock): the one kept here is compared by identity.
-    if written is not None and written[0] is game.clock and written[1] == shown:
-        return list(written[2])
+    # The clock is a new dict whenever it changes (store_clock), and a context with another clock to read the time
+    # from (pbem.app.public's, for a finished game) has services of its own: both kept here, compared by identity.
+    if written is not None and written[0] is game.clock and written[1] is ctx.services and written[2] == shown:
+        return list(written[3])
     lines = _clock_lines(ctx, game, names, players)
-    ctx.memo[key] = (game.clock, shown, lines)
+    ctx.memo[key] = (game.clock, ctx.services, shown, lines)
     return list(lines)
 
 

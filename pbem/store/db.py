@@ -51,8 +51,8 @@ _FAILURES_PER_ROUND = 8
 #: mails a hundred times a second, and each hand-over between the two processes cost the worker, the one
 #: stage every move waits in, a wake-up on a busy machine (a seventh of its time went waiting for the lock).
 #: A stored mail's 250 waits at most this much longer; the listener's commits take more mails each. 50 ms is about a
-#: whole batch (16 mails) on the 2-core machine: against 20 ms, the e2e bench's maximum rose by a tenth in six
-#: alternate pairs and the server's CPU a move fell by a tenth (fewer, larger group commits); 100 ms did no better.
+#: whole batch (16 mails) on the 2-core machine: against 20 ms, alternate runs of pbem's maximum made more moves/s for
+#: less CPU a move (fewer, larger group commits; docs/hot-path.md, fifteenth session); 100 ms did no better.
 YIELD_AFTER_SECONDS = 0.05
 # The two-key advisory lock functions take int4s; psycopg would send Python ints as bigint.
 _TRY_CLAIM = text("SELECT pg_try_advisory_lock(CAST(:space AS integer), CAST(:number AS integer))")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -240,6 +241,9 @@ def test_the_clock_block_is_written_once_a_unit_of_work_and_again_when_it_change
         first = clock_lines(ctx, game, names)
         moment[0] += timedelta(hours=5)  # what a new block would show differs: the time left is less
         assert clock_lines(ctx, game, names) == first
+        # A context reading the time from another clock (the web's, for a finished game) writes its own.
+        later = replace(ctx, services=replace(ctx.services, now=lambda: moment[0] + timedelta(days=2)))
+        assert clock_lines(later, game, names) != first
         black = ctx.account_by_id(game.black_id)
         assert black is not None
         black.vacation_used_days += 1
