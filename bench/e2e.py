@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -1206,17 +1206,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                           pbem_share_of_floor_padded=maximum["rate"] / padded["rate"] if padded["rate"] else 0.0)
         return result
     finally:
-        for game in all_games:
-            game.client.close()
-        for server in reversed(servers):
-            server.stop()
-        sink.close()
+        shut_down(all_games, reversed(servers), sink)
         if args.keep:
             say(f"kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
             if database_url:
                 drop_postgres(database_url)
+
+
+def shut_down(games: Iterable[Game], servers: Iterable[ServerProcess | None], sink: Sink) -> None:
+    """Close the games' SMTP connections, stop the servers (in the order given) and the relay sink."""
+    for game in games:
+        game.client.close()
+    for server in servers:
+        if server is not None:
+            server.stop()
+    sink.close()
 
 
 def report(args: argparse.Namespace, bare: dict[str, Any], floor: dict[str, Any], floor_after: dict[str, Any],

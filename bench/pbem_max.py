@@ -75,11 +75,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         pbem.check()
         return results
     finally:
-        for game in games:
-            game.client.close()
-        if pbem is not None:
-            pbem.stop()
-        sink.close()
+        e2e.shut_down(games, [pbem], sink)
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -265,11 +265,7 @@ def serve(pbem: Pbem, workdir: Path, url: str, games: list[ActiveGame], args: ar
                 "p99_ms": result["p99_ms"], "max_ms": result["max_ms"], "serve_cpu_pct": cpu["server_cpu_pct"],
                 "serve_errors_logged": len(server.error_lines())}
     finally:
-        for game in played:
-            game.client.close()
-        if server is not None:
-            server.stop()
-        sink.close()
+        e2e.shut_down(played, [server], sink)
 
 
 def hold_active(url: str) -> None:
