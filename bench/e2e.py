@@ -533,7 +533,8 @@ def add_worker_options(parser: argparse.ArgumentParser) -> None:
 
 
 def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: bool | None = None,
-                      url: str = "") -> Path:
+                      url: str = "", extra: str = "") -> Path:
+    """pbem serve's configuration for the bench; ``extra``: TOML lines added at its end (bench/pbem_max.py)."""
     path = workdir / "pbem.toml"
     default_url = f"sqlite:///{workdir / 'pbem.sqlite3'}"
     path.write_text(
@@ -543,15 +544,17 @@ def write_pbem_config(workdir: Path, port: int, sink_port: int, worker_process: 
         f'[outbound]\nsmtp_host = "127.0.0.1"\nsmtp_port = {sink_port}\nmaildir = "{workdir / "outbox"}"\n\n'
         f'[database]\nurl = "{url or default_url}"\n\n'
         f"[games]\ndays_per_move = 7\n\n"
-        "[web]\nport = 0\n",  # any free port: the default, 8025, may be a pbem serve's on this machine
+        "[web]\nport = 0\n"  # any free port: the default, 8025, may be a pbem serve's on this machine
+        + (f"\n{extra}\n" if extra else ""),
         encoding="utf-8",
     )
     return path
 
 
-def start_pbem(workdir: Path, sink_port: int, worker_process: bool | None = None, url: str = "") -> ServerProcess:
+def start_pbem(workdir: Path, sink_port: int, worker_process: bool | None = None, url: str = "",
+               extra: str = "") -> ServerProcess:
     port = free_port()
-    config = write_pbem_config(workdir, port, sink_port, worker_process, url)
+    config = write_pbem_config(workdir, port, sink_port, worker_process, url, extra)
     argv = [sys.executable, "-m", "pbem", "serve", "--config", str(config)]
     if os.environ.get("BENCH_CPROFILE"):  # deterministic profile of the whole server run, written at its exit
         argv[1:1] = ["-m", "cProfile", "-o", os.environ["BENCH_CPROFILE"]]
@@ -1054,11 +1057,16 @@ def worker_line(phase: dict[str, Any]) -> str:
             f"{phase['worker_mails']}), busy {phase['worker_busy_pct']:.0f}% of the phase")
 
 
+def worker_cpu_pct(cpu: dict[str, float]) -> float:
+    """pbem's mail worker process's share (what of pbem's CPU is neither its server process nor its pictures)."""
+    return cpu["server_cpu_pct"] - cpu["server_process_cpu_pct"] - cpu.get("picture_process_cpu_pct", 0.0)
+
+
 def split(cpu: dict[str, float]) -> str:
     """How pbem's CPU divides between its processes, when it has a worker process (and, when pbem names it,
     its picture process: a version of pbem before that counts its pictures under the worker)."""
     pictures = cpu.get("picture_process_cpu_pct", 0.0)
-    worker = cpu["server_cpu_pct"] - cpu["server_process_cpu_pct"] - pictures
+    worker = worker_cpu_pct(cpu)
     if worker < 1:
         return ""
     shown = f", pictures {pictures:.0f}%" if pictures >= 1 else ""

@@ -27,10 +27,8 @@ import e2e  # this checkout's bench: its REPO is what pbem serve runs
 def per_move(cpu: dict[str, float], phase: dict[str, Any]) -> dict[str, float]:
     """Milliseconds of CPU a move of each process, from the phase's CPU shares (% of a core) and its moves."""
     scale = 10 * phase["seconds"] / phase["moves"]  # % of a core over the phase -> ms a move
-    pictures = cpu["picture_process_cpu_pct"]
-    return {"server_ms": cpu["server_process_cpu_pct"] * scale,
-            "worker_ms": (cpu["server_cpu_pct"] - cpu["server_process_cpu_pct"] - pictures) * scale,
-            "pictures_ms": pictures * scale, "pbem_ms": cpu["server_cpu_pct"] * scale,
+    return {"server_ms": cpu["server_process_cpu_pct"] * scale, "worker_ms": e2e.worker_cpu_pct(cpu) * scale,
+            "pictures_ms": cpu["picture_process_cpu_pct"] * scale, "pbem_ms": cpu["server_cpu_pct"] * scale,
             "bench_ms": cpu["bench_cpu_pct"] * scale, "sink_ms": cpu["sink_cpu_pct"] * scale}
 
 
@@ -40,15 +38,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     pbem: e2e.ServerProcess | None = None
     games: list[e2e.Game] = []
     try:
-        config = e2e.write_pbem_config
-        if args.config_extra:
-            def with_extra(*given: Any, **named: Any) -> Path:
-                path = config(*given, **named)
-                path.write_text(path.read_text(encoding="utf-8") + "\n" + args.config_extra + "\n", encoding="utf-8")
-                return path
-
-            e2e.write_pbem_config = with_extra  # type: ignore[assignment]
-        pbem = e2e.start_pbem(workdir, sink.port)
+        pbem = e2e.start_pbem(workdir, sink.port, extra=args.config_extra)
         games = e2e.make_games(args.games * args.runs, 0, sink, pbem, args.timeout, args.seed)
         e2e.set_up_all(games)
         for game in games:
