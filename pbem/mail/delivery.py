@@ -33,6 +33,7 @@ from pbem.mail.sent_journal import SentJournal
 from pbem.metrics import OUTBOX_RETRIED, OUTBOX_SENT
 from pbem.store.db import Database
 from pbem.store.durable import sync_folder
+from pbem.store.many_rows import ManyRows, converters
 from pbem.store.models import OutboxItem, utcnow
 from pbem.store.vocabulary import OutboxStatus
 
@@ -60,11 +61,13 @@ REFILL_POLL_SECONDS = 0.05
 _BACKOFF_BASE_SECONDS = 2.0
 _BACKOFF_MAX_SECONDS = 3600.0
 _LEASE = timedelta(minutes=5)
-#: A journal's marks folded into the outbox; a row marked already (a fold repeated after a crash) stays as it is.
-_FOLD = (update(OutboxItem)
-         .where(col(OutboxItem.id) == bindparam("outbox_id"), col(OutboxItem.status) == OutboxStatus.PENDING)
-         .values(status=OutboxStatus.SENT, sent_at=bindparam("sent"), attempts=col(OutboxItem.attempts) + 1,
-                 leased_by=""))
+#: A journal's marks folded into the outbox, all in one statement (see pbem.store.many_rows); a row marked already
+#: (a fold repeated after a crash) stays as it is.
+_FOLD = ("WITH marks (outbox_id, sent) AS (VALUES {rows}) "
+         "UPDATE outboxitem SET status = {mark}, sent_at = marks.sent, attempts = attempts + 1, leased_by = '' "
+         "FROM marks WHERE outboxitem.id = marks.outbox_id AND outboxitem.status = {mark}")
+#: Marks a fold statement carries at most: two values each, where SQLite takes 32,766 in a statement.
+FOLD_MARKS_PER_STATEMENT = 1000
 
 
 #: A recipient RCPT writes as ``<local@host>`` without smtplib's quoting (see _RelayConnection.rcpt).
@@ -311,9 +314,15 @@ class Deliverer:
             return 0
         with self.journal.folding() as marks:
             if marks:
+                dialect = self.db.engine.dialect
+                convert = converters(dialect, (_OUTBOX.c.id, _OUTBOX.c.sent_at))
+                statements = [ManyRows.make(dialect, _FOLD, marks[start:start + FOLD_MARKS_PER_STATEMENT], convert,
+                                            after=(OutboxStatus.SENT.value, OutboxStatus.PENDING.value))
+                              for start in range(0, len(marks), FOLD_MARKS_PER_STATEMENT)]
                 # On disk (synced after the writers' lock is let go) before the journal is emptied.
                 with self.db.transaction() as session:
-                    session.connection().execute(_FOLD, [{"outbox_id": number, "sent": when} for number, when in marks])
+                    for statement in statements:
+                        statement.run(session)
                 self._marked.difference_update(number for number, _ in marks)
             return len(marks)
 

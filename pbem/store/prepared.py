@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.base import Executable
 from sqlmodel import Session
 
-__all__ = ["Prepared", "hold_connection"]
+__all__ = ["Prepared", "hold_connection", "tell_listeners"]
 
 _Processor = Callable[[Any], Any]
 #: Where a session's one transaction keeps its connection for these statements (see hold_connection).
@@ -96,7 +96,7 @@ class Prepared:
         arguments: Sequence[Any] | Mapping[str, Any] = (
             params if form.order is None else [params[name] for name in form.order])
         cursor = driver.cursor()  # type: ignore[union-attr]
-        _tell_listeners(connection, cursor, form.sql, arguments)
+        tell_listeners(connection, cursor, form.sql, arguments)
         cursor.execute(form.sql, arguments)
         return cursor, form
 
@@ -122,7 +122,7 @@ class Prepared:
         return form
 
 
-def _tell_listeners(connection: Connection, cursor: Any, sql: str, arguments: Any) -> None:
+def tell_listeners(connection: Connection, cursor: Any, sql: str, arguments: Any) -> None:
     """Hand the statement to the engine's ``before_cursor_execute`` listeners, as ``Connection.execute`` would
     (none are registered in service: the check is all it costs)."""
     listeners = connection.dispatch.before_cursor_execute

@@ -566,3 +566,30 @@ def test_a_failed_sync_fails_the_round_without_losing_or_doubling_a_mail(
         deliverer.close()
     finally:
         pipe.close()
+
+
+def test_a_fold_gives_each_mail_its_own_time_in_statements_of_a_bounded_size(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marks go into the outbox a few statements' worth at a time (FOLD_MARKS_PER_STATEMENT each), every mail
+    with the time its own mark says, and a mail marked twice in one fold counts one attempt."""
+    monkeypatch.setattr(pbem.mail.delivery, "FOLD_MARKS_PER_STATEMENT", 2)
+    pipe = Pipeline(tmp_path)
+    try:
+        for number in range(5):
+            pipe.send(f"p{number}@players.example", pipe.addresses.public, f"register player{number}")
+        deliverer = Deliverer(pipe.db, "", 25, str(tmp_path / "maildir"))
+        assert deliverer.journal is not None
+        rows = outbox(pipe)
+        times = {row.id: T0 + timedelta(seconds=number, microseconds=number) for number, row in enumerate(rows)}
+        for number, when in times.items():
+            assert number is not None
+            deliverer.journal.write(number, when)
+        assert rows[0].id is not None
+        deliverer.journal.write(rows[0].id, times[rows[0].id])  # a second mark of the same mail
+        assert deliverer.fold() == 6
+        folded = outbox(pipe)
+        assert [(row.status, row.attempts, row.sent_at, row.leased_by) for row in folded] == [
+            ("sent", 1, times[row.id], "") for row in rows]
+        deliverer.close()
+    finally:
+        pipe.close()

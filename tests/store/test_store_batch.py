@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import select
 
 import pbem.mail.smtpd
-from pbem.mail.smtpd import Arrival, store_batch
+from pbem.mail.smtpd import MAX_GROUP, Arrival, store_batch
 from pbem.store.db import Database
 from pbem.store.models import InboxItem
 from pbem.store.vocabulary import InboxStatus
@@ -38,11 +38,8 @@ def test_a_batch_stores_each_new_message_id_once_and_absorbs_the_rest(db: Databa
     assert isinstance(second["received_at"], datetime) and second["processed_at"] is None
 
 
-class _LooksTooEarly:
-    """The check for a stored Message-ID made before another instance committed the same mail: it finds nothing."""
-
-    def rows(self, session: Any, values: Any = None) -> list[Any]:
-        return []
+#: The look-up for stored Message-IDs made before another instance committed the same mail: it finds nothing.
+_LOOKS_TOO_EARLY = "SELECT message_id FROM inboxitem WHERE message_id IN ({rows}) AND 0 = 1"
 
 
 def test_a_copy_stored_by_another_instance_after_the_check_is_absorbed(db: Database,
@@ -52,11 +49,17 @@ def test_a_copy_stored_by_another_instance_after_the_check_is_absorbed(db: Datab
         assert store_batch(other, [arrival(1)]) == [True]
     finally:
         other.dispose()
-    monkeypatch.setattr(pbem.mail.smtpd, "_STORED", _LooksTooEarly())
-    # The unique index refuses the copy (the driver's own error, from the prepared INSERT): the batch is rolled
-    # back and its mails settled one by one, the copy absorbed and the new mail stored.
+    monkeypatch.setattr(pbem.mail.smtpd, "_STORED", _LOOKS_TOO_EARLY)
+    # The unique index refuses the copy (the driver's own error): the batch is rolled back and its mails settled
+    # one by one, the copy absorbed and the new mail stored.
     assert store_batch(db, [arrival(1), arrival(2)]) == [False, True]
     assert [row["message_id"] for row in stored(db)] == ["<m1@players.example>", "<m2@players.example>"]
+
+
+def test_a_batch_larger_than_a_group_is_stored_in_parts_each_message_id_once(db: Database) -> None:
+    many = [arrival(number) for number in range(MAX_GROUP + 5)]
+    assert store_batch(db, [*many, many[0], many[-1]]) == [True] * len(many) + [False, False]
+    assert len(stored(db)) == len(many)
 
 
 def test_a_row_the_inbox_refuses_for_another_reason_is_not_taken_for_a_duplicate(db: Database) -> None:

@@ -309,3 +309,20 @@ def test_a_queue_whose_rows_keep_failing_ends_the_round_and_goes_on_in_the_next(
     while db.work_through(waiting, batch, handle, fail):
         pass
     assert sorted(failed) == sorted(f"queued-{number}" for number in range(12))
+
+
+def test_the_holder_runs_with_a_short_switch_interval_and_gives_the_old_one_back(tmp_path: Path) -> None:
+    """While the writers' lock is held the interpreter hands its own lock around every HOLDING_SWITCH_SECONDS, so
+    a holder whose statement let it go has it back soon; after, as before, also when the transaction fails."""
+    db = Database(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
+    db.create_all()
+    before = sys.getswitchinterval()
+    assert before > db_module.HOLDING_SWITCH_SECONDS
+    with db.transaction() as session:
+        session.add(Setting(key="k", value="v"))
+        assert sys.getswitchinterval() == pytest.approx(db_module.HOLDING_SWITCH_SECONDS)
+    assert sys.getswitchinterval() == before
+    with pytest.raises(ZeroDivisionError), db.transaction():
+        assert sys.getswitchinterval() == pytest.approx(db_module.HOLDING_SWITCH_SECONDS)
+        1 / 0  # noqa: B018
+    assert sys.getswitchinterval() == before
