@@ -77,6 +77,10 @@ class ManyRows:
     def _execute(self, session: Session) -> Any:
         connection = session.connection()
         cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        tell_listeners(connection, cursor, self.sql, self.arguments)
-        cursor.execute(self.sql, self.arguments)
+        try:
+            tell_listeners(connection, cursor, self.sql, self.arguments)
+            cursor.execute(self.sql, self.arguments)
+        except BaseException:
+            cursor.close()
+            raise
         return cursor
