@@ -259,8 +259,9 @@ class PbemSMTP(SMTP):
 
     aiosmtpd reads every path with the email package's header parser and, on each call, defines a
     ``typing.Protocol`` class for its result: a seventh of the server's CPU on a busy server (py-spy,
-    bench/e2e.py). Any other path goes to aiosmtpd's own reading; tests/mail/test_smtpd_paths.py
-    compares the two.
+    bench/e2e.py), and as much of a relay's that takes pbem's own mails, sent from the null path ``<>``.
+    Those two kinds are read here; any other path goes to aiosmtpd's own reading;
+    tests/mail/test_smtpd_paths.py compares the two.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -320,6 +321,10 @@ class PbemSMTP(SMTP):
         await self.push("250 OK" if status is MISSING else status)
 
     def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
+        if arg.startswith("<>"):
+            # The null reverse-path of a bounce, and of every mail a mail server like pbem sends: the email
+            # package reads it as "<>" with the rest untouched, and aiosmtpd hands on both.
+            return "<>", arg[2:]
         plain = _PLAIN_PATH.fullmatch(arg)
         if plain is None:
             return super()._getaddr(arg)

@@ -8,7 +8,7 @@ import smtplib
 import aiosmtpd.smtp as aiosmtpd_smtp
 import pytest
 from aiosmtpd.handlers import Sink
-from aiosmtpd.smtp import SMTP
+from aiosmtpd.smtp import SMTP, Envelope
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -23,6 +23,9 @@ _PIECES = ["<", ">", "@", ".", "a", "bob", "example.org", "x-y", " ", "\t", "SIZ
 @example(["<", "bob", "@", "example.org", ">"], 0)
 @example(["<", "bob", ".", "a", "@", "example.org", ">", " ", "(c)", " ", "SIZE=12"], 0)
 @example(["<", "bob", "bob", "@", "example.org", ">"], 4)
+@example(["<>", " ", "SIZE=12"], 0)
+@example(["<>", "(c)", "<", "bob"], 64)
+@example([" ", "<>"], 0)
 def test_a_path_reads_as_aiosmtpd_reads_it(pieces: list[str], local_part_limit: int) -> None:
     ours, theirs = PbemSMTP(Sink()), SMTP(Sink())
     ours.local_part_limit = theirs.local_part_limit = local_part_limit
@@ -45,13 +48,25 @@ def test_a_plain_path_is_read_without_the_email_package(monkeypatch: pytest.Monk
     monkeypatch.setattr(SMTP, "_getaddr", refuse)
     server = PbemSMTP(Sink())
     assert server._getaddr("<bob.smith@example.org> SIZE=1200") == ("bob.smith@example.org", "SIZE=1200")
+    assert server._getaddr("<> SIZE=1200") == ("<>", " SIZE=1200")  # a bounce's, and pbem's own mails'
     with pytest.raises(AssertionError):
-        server._getaddr("<>")
+        server._getaddr("<bob smith@example.org>")
+
+
+class _Senders:
+    """A handler that keeps each accepted mail's reverse-path, as aiosmtpd's session read it."""
+
+    def __init__(self) -> None:
+        self.senders: list[str] = []
+
+    async def handle_DATA(self, server: SMTP, session: object, envelope: Envelope) -> str:
+        self.senders.append(envelope.mail_from)
+        return "250 OK"
 
 
 def test_the_listener_s_sessions_read_paths_through_pbem_smtp(monkeypatch: pytest.MonkeyPatch) -> None:
     """A real session over loopback: MAIL FROM and RCPT TO reach PbemSMTP's reading, and aiosmtpd's own
-    parser is asked only for what is not plain (the null sender of a bounce)."""
+    parser is asked only for what is neither plain nor the null sender of a bounce."""
     asked: list[str] = []
     parse = aiosmtpd_smtp.get_angle_addr
 
@@ -60,7 +75,7 @@ def test_the_listener_s_sessions_read_paths_through_pbem_smtp(monkeypatch: pytes
         return parse(value)
 
     monkeypatch.setattr(aiosmtpd_smtp, "get_angle_addr", counting)
-    sink = Sink()
+    sink = _Senders()
 
     async def session() -> None:
         loop = asyncio.get_running_loop()
@@ -72,10 +87,13 @@ def test_the_listener_s_sessions_read_paths_through_pbem_smtp(monkeypatch: pytes
             with smtplib.SMTP("127.0.0.1", port) as client:
                 client.sendmail("bob@players.example", ["g-1-w-2-abc@pbem.test"], b"Subject: x\r\n\r\ndraw\r\n")
                 client.sendmail("", ["g-1-w-2-abc@pbem.test"], b"Subject: y\r\n\r\nbounce\r\n")
+                client.sendmail('"bob smith"@players.example', ["g-1-w-2-abc@pbem.test"],
+                                b"Subject: z\r\n\r\nquoted\r\n")
 
         await asyncio.to_thread(send)
         server.close()
         await server.wait_closed()
 
     asyncio.run(session())
-    assert [value.split()[0] for value in asked] == ["<>"]  # with its SIZE parameter
+    assert sink.senders == ["bob@players.example", "<>", '"bob smith"@players.example']
+    assert [value.rpartition(" size=")[0] for value in asked] == ['<"bob smith"@players.example>']
