@@ -134,7 +134,32 @@ def head_and_body(raw: bytes) -> tuple[Message, bytes]:
     own CPU at pbem's maximum)."""
     split = _HEAD_END.search(raw)
     head, payload = (raw[:split.start()], raw[split.end():]) if split else (raw, b"")
-    return _HEADER_PARSER.parsebytes(head + b"\r\n\r\n"), payload
+    return read_head(head), payload
+
+
+def read_head(head: bytes) -> Message:
+    """The header fields of a head (its lines, without the blank line after them), as the email package's
+    compat32 header parser reads them. A head of plain CRLF lines, each a field or a folded continuation, is
+    split here; any other goes to that parser. Its feed parser took a quarter of the bench's CPU at pbem's
+    maximum, five heads a move, on the cores pbem runs on."""
+    text = head.decode("ascii", "surrogateescape")
+    lines = text.split("\r\n")
+    other_breaks = text.replace("\r\n", "")  # a bare CR or LF: the parser's readline splits there too
+    if "\r" in other_breaks or "\n" in other_breaks or not _FIELD.match(lines[0]):
+        return _HEADER_PARSER.parsebytes(head + b"\r\n\r\n")
+    message = Message()
+    field: list[str] = []
+    for line in lines:
+        if line[:1] in (" ", "\t"):
+            field.append(line + "\r\n")
+            continue
+        if not _FIELD.match(line):
+            return _HEADER_PARSER.parsebytes(head + b"\r\n\r\n")
+        if field:
+            message.set_raw(*compat32.header_source_parse(field))
+        field = [line + "\r\n"]
+    message.set_raw(*compat32.header_source_parse(field))
+    return message
 
 
 def _mime_parts(payload: bytes, boundary: bytes) -> list[bytes]:
@@ -165,6 +190,9 @@ def _mime_parts(payload: bytes, boundary: bytes) -> list[bytes]:
 
 
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
+#: A field's first line as the feed parser takes it: a name of printable characters, then a colon (an mbox's
+#: "From " line, which it reads apart, has a space before any colon).
+_FIELD = re.compile(r"[\041-\071\073-\176]+:")
 
 
 class Mailbox:

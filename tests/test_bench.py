@@ -319,6 +319,41 @@ def test_e2e_reads_a_mails_text_as_the_email_package_does(tmp_path: Path) -> Non
         assert e2e.Mail(raw, 0.0).headers.items() == whole.items(), raw[:2000]
 
 
+_HEAD_PIECES = ["Subject", "X-Y", "From ", ":", ": ", " ", "\t", "value", "=?utf-8?q?=C3=A9?=", "é", "\r\n",
+                "\r\n ", "\r\n\t", "\r", "\n", "a b", ";", "\x0c", "\u2028", "\x85"]
+
+
+def test_e2e_reads_a_head_as_the_compat32_header_parser_does() -> None:
+    """bench/e2e.py splits a head of plain CRLF lines itself and gives any other to the email package's parser:
+    the same fields either way, on random heads of fields, folds, bare breaks and odd characters."""
+    e2e = _bench_module("e2e")
+    parser = email.parser.BytesHeaderParser(policy=compat32)
+    rng = random.Random()
+    heads = [b"Subject: x", b"Subject: a\r\n b\r\nTo: c", b"From a@b\r\nSubject: x", b" folded: x", b"X:\r\n\r\n"]
+    for _ in range(3000):
+        fields = ["".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 5))]
+        heads.append("\r\n".join(f"{rng.choice(['Subject', 'X-Y', 'To'])}:{field}" if rng.random() < 0.8 else field
+                                   for field in fields).encode("utf-8", "surrogateescape"))
+    for head in heads:
+        assert e2e.read_head(head).items() == parser.parsebytes(head + b"\r\n\r\n").items(), head
+
+
+def test_e2e_reads_pbems_game_mails_without_the_email_packages_parser(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every head of pbem's game mails (the mail's, its parts') is split by the bench's own reading."""
+    e2e = _bench_module("e2e")
+    mails = _game_mails(tmp_path)
+    expected = [(e2e.Mail(raw, 0.0).headers.items(), e2e.plain_text(raw)) for raw in mails]
+
+    class Refusing:
+        def parsebytes(self, data: bytes) -> None:
+            raise AssertionError(f"the email package's parser was asked for {data[:200]!r}")
+
+    monkeypatch.setattr(e2e, "_HEADER_PARSER", Refusing())
+    assert [(e2e.Mail(raw, 0.0).headers.items(), e2e.plain_text(raw)) for raw in mails] == expected
+    assert any("Played" in text or "played" in text for _, text in expected)
+
+
 def test_e2e_sink_hands_the_bench_the_same_mails_read_in_blocks_or_line_by_line(tmp_path: Path) -> None:
     """The relay sink reads DATA in blocks (as Postfix and pbem's listener do) unless --line-sink: either way the
     bench gets each mail's bytes as sent, dot-stuffed lines and a game mail's picture included."""
