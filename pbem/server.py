@@ -22,7 +22,7 @@ from pbem.startup import build_services, load_variants
 from pbem.store.db import Database, Leadership
 from pbem.sweep import Sweeper
 from pbem.web.site import WebServer
-from pbem.worker import Worker
+from pbem.worker import Worker, read_ahead
 from pbem.worker_process import POLL_SECONDS, WORKER_BATCH, MailWorkerProcess, uses_worker_process
 
 __all__ = ["Server"]
@@ -112,7 +112,7 @@ class Server:
         if self.pictures is not None:
             self.pictures.start()
         loop = asyncio.get_running_loop()
-        handler = InboundHandler(self.db, self.addresses, on_stored=self._wake_worker)
+        handler = InboundHandler(self.db, self.addresses, on_stored=self._wake_worker, read=read_ahead)
         factory = make_smtp_factory(handler, self.config.smtp.max_message_bytes,
                                     hostname=self.config.domain)
         self._server = await loop.create_server(factory, host=self.config.smtp.host,

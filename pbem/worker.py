@@ -35,6 +35,7 @@ from pbem.engine.notation import looks_like_move
 from pbem.mail.addresses import Address, AddressKind
 from pbem.mail.compose import Outgoing
 from pbem.mail.inbound.parse import InboundMail, parse_mail
+from pbem.mail.inbound.reading import reading_from_text, reading_text
 from pbem.mail.outbox import queue_mail
 from pbem.mail.render import render
 from pbem.metrics import MAILS_FAILED, MAILS_PROCESSED, PROCESSING_SECONDS
@@ -47,11 +48,17 @@ from pbem.store.models import Account, Challenge, Game, OutboxItem, utcnow
 from pbem.store.prepared import Prepared
 from pbem.store.vocabulary import GameStatus, InboxStatus, OutboxKind
 
-__all__ = ["Report", "Worker", "echo"]
+__all__ = ["Report", "Worker", "echo", "read_ahead"]
 
 log = logging.getLogger(__name__)
 
 _BRACED = re.compile(r"\{[^}]*\}")
+
+
+def read_ahead(raw: bytes, envelope_from: str) -> str:
+    """A received mail read as the worker reads it, kept as text: the listener stores it with the mail
+    (pbem.mail.smtpd.GroupCommit), so that the worker need not read it again."""
+    return reading_text(parse_mail(raw, envelope_from, looks_like_command))
 
 
 def echo(line: str) -> str:
@@ -201,7 +208,7 @@ class Worker:
     def _process(self, session: Session, item: StoredMail) -> str:
         """Answer one stored mail; its new status: ``done``, or ``held`` until its owner confirms it."""
         started = time.perf_counter()
-        mail = parse_mail(item.raw, item.envelope_from, looks_like_command)
+        mail = reading_from_text(item.parsed) or parse_mail(item.raw, item.envelope_from, looks_like_command)
         if mail.automatic:
             item.error = f"not answered: automatic mail ({mail.automatic})"
             log.info("inbox %s %s not answered: automatic mail (%s)", item.id, item.message_id, mail.automatic)

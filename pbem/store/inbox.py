@@ -31,16 +31,17 @@ class StoredMail:
     raw: bytes
     status: str
     error: str
+    parsed: str = ""  # the listener's reading of ``raw`` (pbem.mail.inbound.reading), "" for none
 
     @classmethod
     def of(cls, row: Any) -> StoredMail:
         """From a row of :func:`new_mails` or :func:`stored_mail`'s query."""
         return cls(row.id, row.message_id, row.envelope_from, list(row.recipients), bytes(row.raw), row.status,
-                   row.error)
+                   row.error, row.parsed)
 
 
 _COLUMNS = (_INBOX.c.id, _INBOX.c.message_id, _INBOX.c.envelope_from, _INBOX.c.recipients, _INBOX.c.raw,
-            _INBOX.c.status, _INBOX.c.error)
+            _INBOX.c.status, _INBOX.c.error, _INBOX.c.parsed)
 #: Whether a mail waits: one id, from the status index.
 WAITING = select(_INBOX.c.id).where(_INBOX.c.status == InboxStatus.NEW).limit(1)
 _NEW_MAILS = select(*_COLUMNS).where(_INBOX.c.status == InboxStatus.NEW).order_by(_INBOX.c.id)

@@ -177,6 +177,9 @@ class InboxItem(SQLModel, table=True):
     envelope_from: str = Field(default="", max_length=320)
     recipients: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    #: The listener's reading of ``raw`` for the worker, as JSON (pbem.mail.inbound.reading); "" for none: the
+    #: worker then reads ``raw`` itself.
+    parsed: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
     status: str = Field(default=InboxStatus.NEW, max_length=16, index=True)
     error: str = Field(default="", sa_column=Column(Text, nullable=False))
     received_at: datetime = Field(default_factory=utcnow)

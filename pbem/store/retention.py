@@ -42,7 +42,7 @@ def purge_old_mail(db: Database, now: datetime, inbound_days: float, outbound_da
             update(InboxItem)
             .where(col(InboxItem.status) == InboxStatus.DONE, col(InboxItem.received_at) < inbound_before,
                    text(UNPURGED))
-            .values(raw=b"")))
+            .values(raw=b"", parsed="")))
         outbound = cast(CursorResult[Any], session.execute(
             update(OutboxItem)
             .where(col(OutboxItem.status) == OutboxStatus.SENT,

@@ -21,7 +21,7 @@ from pbem.startup import build_services
 from pbem.store.db import Database
 from pbem.store.models import OutboxItem
 from pbem.sweep import Sweeper
-from pbem.worker import Worker
+from pbem.worker import Worker, read_ahead
 
 POSTGRES_URL = os.environ.get("PBEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -92,7 +92,7 @@ class Pipeline:
         for name, value in (headers or {}).items():
             message[name] = value
         message.set_content(body)
-        store_inbound(self.db, message.as_bytes(), sender, [to], self.addresses.domain)
+        store_inbound(self.db, message.as_bytes(), sender, [to], self.addresses.domain, read=read_ahead)
         return str(message["Message-ID"])
 
     def sweep(self) -> int:
