@@ -88,12 +88,16 @@ class Mail:
     # Parsed cheaply (headers with compat32, the text part found and decoded by hand, plain_text): the bench
     # shares the machine with the servers, and email.policy.default cost 2 ms of it per game mail.
     @cached_property
+    def _split(self) -> tuple[Message, bytes]:
+        return head_and_body(self.raw)
+
+    @cached_property
     def headers(self) -> Message:
-        return head_and_body(self.raw)[0]
+        return self._split[0]
 
     @cached_property
     def body(self) -> str:
-        return plain_text(self.raw)
+        return _text_of(*self._split)
 
     def header(self, name: str) -> str:
         value = self.headers.get(name, "")
@@ -107,7 +111,11 @@ def plain_text(raw: bytes) -> str:
     parsing every part: a game mail's picture and HTML part are nine tenths of its bytes, and the bench's
     reading them took CPU from the servers it measures on the same cores (tests/test_bench.py compares
     the two readings)."""
-    headers, payload = head_and_body(raw)
+    return _text_of(*head_and_body(raw))
+
+
+def _text_of(headers: Message, payload: bytes) -> str:
+    """:func:`plain_text` of a mail already split into its header fields and the rest."""
     if headers.get_content_maintype() == "multipart":
         boundary = headers.get_boundary()
         if not boundary:
@@ -147,18 +155,19 @@ def read_head(head: bytes) -> Message:
     other_breaks = text.replace("\r\n", "")  # a bare CR or LF: the parser's readline splits there too
     if "\r" in other_breaks or "\n" in other_breaks or not _FIELD.match(lines[0]):
         return _HEADER_PARSER.parsebytes(head + b"\r\n\r\n")
-    message = Message()
-    field: list[str] = []
+    fields: list[tuple[str, str]] = []  # as compat32.header_source_parse makes them, folds kept
     for line in lines:
         if line[:1] in (" ", "\t"):
-            field.append(line + "\r\n")
-            continue
-        if not _FIELD.match(line):
+            name, value = fields[-1]
+            fields[-1] = (name, f"{value}\r\n{line}")
+        elif _FIELD.match(line):
+            name, _, value = line.partition(":")
+            fields.append((name, value.lstrip(" \t")))
+        else:
             return _HEADER_PARSER.parsebytes(head + b"\r\n\r\n")
-        if field:
-            message.set_raw(*compat32.header_source_parse(field))
-        field = [line + "\r\n"]
-    message.set_raw(*compat32.header_source_parse(field))
+    message = Message()
+    for name, value in fields:
+        message.set_raw(name, value.rstrip("\r\n"))
     return message
 
 

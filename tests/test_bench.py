@@ -316,7 +316,9 @@ def test_e2e_reads_a_mails_text_as_the_email_package_does(tmp_path: Path) -> Non
         expected = str(part.get_content()).replace("\r\n", "\n") if part is not None else ""
         assert e2e.plain_text(raw) == expected, raw[:2000]
         whole = email.parser.BytesHeaderParser(policy=compat32).parsebytes(raw)  # the whole mail given
-        assert e2e.Mail(raw, 0.0).headers.items() == whole.items(), raw[:2000]
+        mail = e2e.Mail(raw, 0.0)
+        assert mail.headers.items() == whole.items(), raw[:2000]
+        assert mail.body == expected, raw[:2000]  # its text read from the fields read above
 
 
 _HEAD_PIECES = ["Subject", "X-Y", "From ", ":", ": ", " ", "\t", "value", "=?utf-8?q?=C3=A9?=", "é", "\r\n",
