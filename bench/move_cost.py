@@ -26,6 +26,11 @@ from pbem.heap import freeze_startup_heap  # noqa: E402
 from pbem.mail.compose import Outgoing, compose  # noqa: E402
 from pbem.mail.inbound.parse import parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
+
+try:  # since 2026-11-30 the listener reads each mail for the worker before storing it (pbem.mail.smtpd.GroupCommit)
+    from pbem.worker import read_ahead
+except ImportError:  # an older pbem: the worker reads the mail itself
+    read_ahead = None
 from pbem.variants import get_variant  # noqa: E402
 from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available  # noqa: E402
 
@@ -81,10 +86,16 @@ class Pbem(Pipeline):
 
     def deliver(self, raw: bytes, sender: str, to: str) -> tuple[float, float]:
         """Store and apply one mail; the seconds the worker took, on the clock and of CPU."""
-        store_inbound(self.db, raw, sender, [to], self.addresses.domain)
+        store_as_the_listener(self.db, raw, sender, to, self.addresses.domain)
         started, cpu = time.perf_counter(), time.process_time()
         self.worker.process_next()
         return time.perf_counter() - started, time.process_time() - cpu
+
+
+def store_as_the_listener(db: Any, raw: bytes, sender: str, to: str, domain: str) -> None:
+    """Store a mail in the inbox as ``pbem serve``'s listener does, with its reading for the worker where this
+    pbem makes one (that reading is the listener's work, not the worker's)."""
+    store_inbound(db, raw, sender, [to], domain, **({"read": read_ahead} if read_ahead is not None else {}))
 
 
 def body_of(message: EmailMessage) -> str:
