@@ -438,6 +438,7 @@ def test_purge_empties_old_bodies_and_keeps_ids_games_and_undelivered_mails(pipe
     with pipe.db.read() as session:
         done = session.exec(select(InboxItem)).all()
         raw_of_move = next(i.raw for i in done if b"Pe2-e4" in i.raw)
+        assert all(i.parsed for i in done)  # each stored with the listener's reading
         sent = len(session.exec(select(OutboxItem).where(OutboxItem.status == "sent")).all())
     pipe.send(ALICE, seat_a, "board")  # answered, not yet delivered: its reply keeps its body
     record = ok(config, "game", "1")
@@ -450,7 +451,8 @@ def test_purge_empties_old_bodies_and_keeps_ids_games_and_undelivered_mails(pipe
     assert purged.inbound == len(done) + 1 and purged.outbound == sent
     assert purge_old_mail(pipe.db, later, 90, 90).inbound == 0  # idempotent
     with pipe.db.read() as session:
-        assert all(i.raw == b"" and i.message_id for i in session.exec(select(InboxItem)))
+        inbox = session.exec(select(InboxItem)).all()
+        assert all(i.raw == b"" and i.parsed == "" and i.message_id for i in inbox)  # the listener's reading too
         outbox = session.exec(select(OutboxItem)).all()
         assert all(o.raw == b"" for o in outbox if o.status == "sent")
         assert all(o.raw for o in outbox if o.status == "pending")
