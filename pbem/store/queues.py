@@ -75,11 +75,14 @@ def requeue_failed(db: Database, item_id: int | None = None) -> list[int]:
 
     One ``UPDATE ... WHERE status = 'failed'``: of two operators requeueing the same row at once, only one
     changes it (the other's condition no longer holds once the first commits), so the worker takes it once.
+    The listener's reading of each goes too: the worker reads the mail afresh, with the code that runs now (a
+    requeue usually follows a fix).
     """
     statement = update(InboxItem).where(col(InboxItem.status) == InboxStatus.FAILED)
     if item_id is not None:
         statement = statement.where(col(InboxItem.id) == item_id)
-    statement = statement.values(status=InboxStatus.NEW, error="", processed_at=None).returning(col(InboxItem.id))
+    statement = statement.values(status=InboxStatus.NEW, error="", processed_at=None, parsed="").returning(
+        col(InboxItem.id))
     with db.transaction() as session:
         result = cast(CursorResult[Any], session.execute(statement))
         return sorted(int(row[0]) for row in result)

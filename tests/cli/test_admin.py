@@ -424,6 +424,8 @@ def test_requeue_all_and_concurrent_requeues_of_one_row(pipe: Pipeline, config: 
 
     monkeypatch.undo()
     assert ok(config, "requeue", "--all").startswith(f"Requeued 2 mails ({failed[1]}, {failed[2]})")
+    with pipe.db.read() as session:  # the listener's readings gone: the worker reads each mail afresh
+        assert [i.parsed for i in session.exec(select(InboxItem).where(InboxItem.status == "new"))] == ["", "", ""]
     assert pipe.worker.drain() == 3
     answers = pipe.drain_outbox()
     assert sorted(r for r, _ in answers) == sorted([ALICE, BOB, CAROL])  # one answer each, the help itself

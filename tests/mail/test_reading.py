@@ -93,8 +93,8 @@ def _listen_and_send(pipe: Pipeline, mails: list[tuple[str, str, bytes]], read: 
     asyncio.run(session())
 
 
-def test_the_listener_stores_the_worker_s_reading_with_each_mail(tmp_path: Path) -> None:
-    pipe = Pipeline(tmp_path)
+def test_the_listener_stores_the_worker_s_reading_with_each_mail(tmp_path: Path, database_url: str | None) -> None:
+    pipe = Pipeline(tmp_path, database_url)
     try:
         public = pipe.addresses.public
         mails = [("ann@players.example", public, _mail("ann@players.example", public, "register ann")),
@@ -133,10 +133,11 @@ def test_a_reading_that_fails_leaves_the_mail_to_the_worker(tmp_path: Path, capl
         pipe.close()
 
 
-def test_the_worker_answers_the_kept_reading_and_reads_the_mail_when_there_is_none(tmp_path: Path) -> None:
+def test_the_worker_answers_the_kept_reading_and_reads_the_mail_when_there_is_none(tmp_path: Path,
+                                                                                   database_url: str | None) -> None:
     """The kept reading stands for the mail's bytes (here it says "help" where the bytes say "register"); one of
     another release is passed over and the bytes are read."""
-    pipe = Pipeline(tmp_path)
+    pipe = Pipeline(tmp_path, database_url)
     try:
         public = pipe.addresses.public
         for body in ("register ann", "register bob"):
