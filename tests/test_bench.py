@@ -55,6 +55,7 @@ def test_move_instructions_plays_the_moves_it_is_asked_for() -> None:
 
 
 @pytest.mark.slow  # four runs under callgrind: about 45 s on two cores
+@pytest.mark.timeout(900)  # four runs under callgrind on two cores: 325 s on a slow day of the VM (2026-11-30)
 def test_move_instructions_counts_a_move_under_callgrind() -> None:
     if shutil.which("valgrind") is None:
         pytest.skip("valgrind is not installed (Debian's package valgrind)")
