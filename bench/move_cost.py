@@ -26,13 +26,13 @@ from pbem.heap import freeze_startup_heap  # noqa: E402
 from pbem.mail.compose import Outgoing, compose  # noqa: E402
 from pbem.mail.inbound.parse import parse_mail  # noqa: E402
 from pbem.mail.smtpd import store_inbound  # noqa: E402
+from pbem.variants import get_variant  # noqa: E402
+from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available  # noqa: E402
 
 try:  # since 2026-11-30 the listener reads each mail for the worker before storing it (pbem.mail.smtpd.GroupCommit)
     from pbem.worker import read_ahead
 except ImportError:  # an older pbem: the worker reads the mail itself
     read_ahead = None
-from pbem.variants import get_variant  # noqa: E402
-from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available  # noqa: E402
 
 VARIANT = "hyperspace"
 PLAYERS = "players.example"
