@@ -16,7 +16,8 @@ __all__ = ["READING_FORMAT", "reading_from_text", "reading_text"]
 READING_FORMAT = f"1/{pbem.__version__}"
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(InboundMail))
-_TUPLES = frozenset(field.name for field in dataclasses.fields(InboundMail) if str(field.type).startswith("tuple"))
+_TUPLES = frozenset({"references", "commands", "problems"})  # JSON gives lists: the parser gives tuples of strings
+_OPTIONAL = frozenset({"automatic"})  # a string or None; every other field a string
 
 
 def reading_text(mail: InboundMail) -> str:
@@ -46,7 +47,11 @@ def reading_from_text(text: str) -> InboundMail | None:
 
 def _well_typed(mail: InboundMail) -> bool:
     """Every field of the type the parser gives it: a kept reading is data from the database, not trusted code."""
-    strings = (mail.message_id, mail.sender, mail.sender_name, mail.subject, mail.in_reply_to, mail.body)
-    return (all(isinstance(value, str) for value in strings)
-            and (mail.automatic is None or isinstance(mail.automatic, str))
-            and all(isinstance(value, str) for value in (*mail.references, *mail.commands, *mail.problems)))
+    for name in _FIELDS:
+        value = getattr(mail, name)
+        if name in _TUPLES:
+            if not all(isinstance(item, str) for item in value):
+                return False
+        elif not (isinstance(value, str) or (value is None and name in _OPTIONAL)):
+            return False
+    return True
