@@ -77,7 +77,7 @@ class SentJournal:
         line's number, for :meth:`wait_synced`."""
         with self._lock:  # not while the journal closes (a few microseconds: the syncer's sync is outside)
             descriptor = self._descriptor()
-            fcntl.flock(descriptor, fcntl.LOCK_EX)  # not between a fold's reading and its emptying
+            fcntl.flock(descriptor, fcntl.LOCK_EX)  # not between another process's fold reading and emptying
             try:
                 os.write(descriptor, f"{outbox_id} {sent_at.isoformat()}\n".encode("ascii"))
             finally:
@@ -158,24 +158,31 @@ class SentJournal:
         marked (the crash came before the mark was synced).
         """
         with self._folding:
-            descriptor = self._descriptor()
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
-            try:
+            with self._locked() as descriptor:
                 start, end = self._folded_to, os.fstat(descriptor).st_size
-                lines = os.pread(descriptor, end - start, start).decode("ascii", "replace").splitlines()
-            finally:
-                fcntl.flock(descriptor, fcntl.LOCK_UN)
+            # Every line up to ``end`` is whole: the size was read between two writes.
+            lines = os.pread(descriptor, end - start, start).decode("ascii", "replace").splitlines()
             yield [entry for line in lines if (entry := _parse(line)) is not None]
             if end == start:
                 return
+            with self._locked() as descriptor:
+                emptied = os.fstat(descriptor).st_size == end  # nothing written since
+                if emptied:
+                    os.ftruncate(descriptor, 0)
+                self._folded_to = 0 if emptied else end
+            if emptied:
+                os.fsync(descriptor)  # outside the lock: the connections' marks do not wait for the disk
+
+    @contextmanager
+    def _locked(self) -> Iterator[int]:
+        """The journal's descriptor, with no line being written meanwhile: by this process's threads (its lock;
+        they share the descriptor, and flock does not exclude threads of one process, it locks the open file)
+        nor by another process (flock)."""
+        with self._lock:
+            descriptor = self._descriptor()
             fcntl.flock(descriptor, fcntl.LOCK_EX)
             try:
-                if os.fstat(descriptor).st_size == end:  # nothing written since: empty
-                    os.ftruncate(descriptor, 0)
-                    os.fsync(descriptor)
-                    self._folded_to = 0
-                else:
-                    self._folded_to = end
+                yield descriptor
             finally:
                 fcntl.flock(descriptor, fcntl.LOCK_UN)
 
