@@ -3,6 +3,7 @@ then."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import threading
@@ -79,7 +80,13 @@ class SentJournal:
             descriptor = self._descriptor()
             fcntl.flock(descriptor, fcntl.LOCK_EX)  # not between another process's fold reading and emptying
             try:
-                os.write(descriptor, f"{outbox_id} {sent_at.isoformat()}\n".encode("ascii"))
+                line = f"{outbox_id} {sent_at.isoformat()}\n".encode("ascii")
+                if (written := os.write(descriptor, line)) != len(line):
+                    # Out of room (a full disk, a file size limit): part of the line, and no error. Taken back,
+                    # or the next line would be appended to the piece and neither read by a fold.
+                    os.ftruncate(descriptor, os.fstat(descriptor).st_size - written)
+                    raise OSError(errno.ENOSPC, f"{self.path}: no room for a whole line ({written} of {len(line)} "
+                                                "bytes written)")
             finally:
                 fcntl.flock(descriptor, fcntl.LOCK_UN)
             self._written += 1

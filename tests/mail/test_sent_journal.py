@@ -4,6 +4,8 @@ crash between the two neither loses a mark nor re-sends the mail."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -108,6 +110,45 @@ def test_threads_writing_while_folds_empty_the_file_lose_no_mark(tmp_path: Path)
     folder.join(60)
     journal.close()
     assert sorted(folded) == list(range(1, writers * each + 1))
+
+
+#: A child that writes marks past a file size limit of 60 bytes (two lines of 28 fit, not a third), then with room.
+_SHORT_WRITE_CHILD = r"""
+import resource, signal, sys
+from datetime import UTC, datetime
+from pathlib import Path
+from pbem.mail.sent_journal import SentJournal
+
+T0 = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit a write is cut short (or fails with EFBIG)
+journal = SentJournal(Path(sys.argv[1]))
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (60, hard))
+journal.write(1, T0)
+journal.write(2, T0)
+try:
+    journal.write(3, T0)
+    print("3 reported written")
+except OSError:
+    print("3 refused")
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+journal.write(4, T0)
+with journal.folding() as marks:
+    print("folded", [number for number, _ in marks])
+journal.close()
+"""
+
+
+def test_a_mark_cut_short_by_a_full_disk_is_refused_and_the_next_one_is_kept(tmp_path: Path) -> None:
+    """Out of room (a full disk, a file size limit), a write to a file writes part of the line and returns how much,
+    without an error. The mark was taken as written (its mail as sent) and the next one appended to the torn piece:
+    a fold read neither, and both mails stayed pending until a restart sent them again. Now the piece is taken
+    back and the mark refused (the deliverer then retries the mail); the next mark is whole."""
+    done = subprocess.run([sys.executable, "-c", _SHORT_WRITE_CHILD, str(tmp_path / "db.sent")], capture_output=True,
+                          text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() in (["3 refused", "folded [1, 2, 4]"],  # the third line did not fit
+                                        ["3 reported written", "folded [1, 2, 3, 4]"])  # it did, whole
 
 
 def test_a_line_cut_short_by_a_crash_is_skipped(tmp_path: Path) -> None:
