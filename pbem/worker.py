@@ -278,7 +278,9 @@ class Worker:
 
     def _confirm(self, ctx: Context, item: StoredMail) -> None:
         """The owner answers a confirmation request: carry out the held mail, once."""
-        held = stored_mail(ctx.session, ctx.address.inbox_id) if ctx.address.inbox_id is not None else None
+        # Locked: two confirmations applied at once by two instances must not both find it held.
+        held = (stored_mail(ctx.session, ctx.address.inbox_id, for_update=True) if ctx.address.inbox_id is not None
+                else None)
         owner = self._owner_of(ctx.session, held) if held is not None else None
         if held is None or owner is None or held.status != InboxStatus.HELD:
             return  # nothing to confirm any more: stale addresses are refused at RCPT anyway

@@ -126,6 +126,27 @@ def _read_again(session: Session, row: Any) -> Any:
     return session.merge(row) if state is not None and getattr(state, "mapper", None) is not None else row
 
 
+#: SQLSTATEs of a transaction the database rolled back for the sake of others, to be tried again: a deadlock, a
+#: serialization failure.
+_TRANSIENT_STATES = frozenset({"40P01", "40001"})
+
+
+def _transient(error: BaseException) -> bool:
+    """Whether ``error`` is the database's rollback of the whole transaction (a deadlock between instances), not a
+    failure of the row being handled."""
+    driver = getattr(error, "orig", None) or error
+    return getattr(driver, "sqlstate", None) in _TRANSIENT_STATES
+
+
+def _same_row(table: Any, row: Any) -> list[Any]:
+    """Conditions on ``table``'s primary key that select ``row`` (a Core row, or an ORM object, perhaps expired by
+    a rollback: its identity is read without a refresh)."""
+    state = inspect(row, raiseerr=False)
+    if state is not None and getattr(state, "mapper", None) is not None and state.identity is not None:
+        return [column == value for column, value in zip(state.mapper.primary_key, state.identity, strict=True)]
+    return [column == getattr(row, column.key) for column in table.primary_key.columns]
+
+
 class _RowFailed(Exception):
     """A queue's row whose handling raised ``error``, after ``handled`` rows of its transaction."""
 
@@ -580,10 +601,22 @@ class Database:
                 return self._handle_batch(waiting, batch, handle)
             except _RowFailed as failed:
                 with self.transaction(durable=False) as session:
-                    fail(session, _read_again(session, failed.row), failed.error)
+                    # The batch was rolled back: the row waits again, unlocked, and another instance (PostgreSQL)
+                    # may have taken and handled it since. Only a row that still waits is marked, locked first.
+                    table = waiting.get_final_froms()[0]
+                    still = self.locked(waiting.where(*_same_row(table, failed.row)), of=table)
+                    if session.execute(still).first() is None:
+                        log.warning("a failed row of %s was handled by another instance meanwhile", table.name)
+                    else:
+                        fail(session, _read_again(session, failed.row), failed.error)
                 if failed.handled:
                     log.warning("the %d rows handled before the failed one in its transaction are handled again",
                                 failed.handled)
+            except Exception as error:
+                if not _transient(error):
+                    raise
+                log.warning("a batch of the queue was rolled back by the database (%s); claiming it again",
+                            type(getattr(error, "orig", None) or error).__name__)
         self._rows_left.add(id(waiting))  # rows may be left: the next round takes them without a poll
         return True
 
@@ -599,6 +632,8 @@ class Database:
                     handle(session, row)
                     session.flush()  # the row's own writes fail here, not in the next row's or at the commit
                 except Exception as error:
+                    if _transient(error):
+                        raise  # the transaction's, not the row's: the batch is claimed again
                     raise _RowFailed(row, error, handled - 1) from error
                 if (handled < len(rows) and time.monotonic() - held_since >= YIELD_AFTER_SECONDS
                         and self.writers_waiting()):

@@ -46,6 +46,7 @@ _COLUMNS = (_INBOX.c.id, _INBOX.c.message_id, _INBOX.c.envelope_from, _INBOX.c.r
 WAITING = select(_INBOX.c.id).where(_INBOX.c.status == InboxStatus.NEW).limit(1)
 _NEW_MAILS = select(*_COLUMNS).where(_INBOX.c.status == InboxStatus.NEW).order_by(_INBOX.c.id)
 _ONE = select(*_COLUMNS).where(_INBOX.c.id == bindparam("item_id"))
+_ONE_LOCKED = _ONE.with_for_update()
 _MARK = Prepared(update(_INBOX).where(_INBOX.c.id == bindparam("item_id"))
                  .values(status=bindparam("status"), error=bindparam("error"), processed_at=bindparam("processed_at")))
 
@@ -57,9 +58,10 @@ def new_mails(batch: int) -> Any:
     return _NEW_MAILS.limit(batch)
 
 
-def stored_mail(session: Session, item_id: int) -> StoredMail | None:
-    """The inbox row ``item_id``, whatever its status; None when there is none."""
-    row = session.connection().execute(_ONE, {"item_id": item_id}).first()
+def stored_mail(session: Session, item_id: int, for_update: bool = False) -> StoredMail | None:
+    """The inbox row ``item_id``, whatever its status; None when there is none. ``for_update``: locked to the end of
+    the transaction (PostgreSQL; SQLite's writer holds the whole file), for a check of its status that is acted on."""
+    row = session.connection().execute(_ONE_LOCKED if for_update else _ONE, {"item_id": item_id}).first()
     return StoredMail.of(row) if row is not None else None
 
 

@@ -1,0 +1,174 @@
+"""Two instances' workers on one PostgreSQL database, at the moments their transactions cross: a failed mail taken by
+the other instance, two batches locking two games in opposite orders, a held mail confirmed twice at once."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import select
+
+import pbem.worker
+from pbem.store.models import Challenge, InboxItem, OutboxItem
+from tests.helpers.harness import body_of
+from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
+from tests.helpers.players import ALICE, BOB, begin_game, register
+
+
+@pytest.fixture
+def two_instances(tmp_path: Path) -> Iterator[tuple[Pipeline, Pipeline]]:
+    """Two pipelines (each an instance's worker and deliverer) on one fresh PostgreSQL database."""
+    reason = postgres_available()
+    if reason:
+        pytest.skip(reason)
+    url = fresh_postgres_url()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = Pipeline(tmp_path / "a", url)
+    b = Pipeline(tmp_path / "b", url)
+    try:
+        yield a, b
+    finally:
+        a.close()
+        b.close()
+        drop_postgres(url)
+
+
+def statuses(pipe: Pipeline) -> list[str]:
+    with pipe.db.read() as session:
+        return [row.status for row in session.exec(select(InboxItem).order_by(InboxItem.id)).all()]
+
+
+def test_a_failure_mark_does_not_overwrite_what_another_instance_applied_meanwhile(
+        two_instances: tuple[Pipeline, Pipeline], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mail whose handling raised is rolled back with its batch: it waits again, unlocked, before its failure is
+    recorded in a transaction of its own. Another instance may take it and apply it meanwhile; the failure mark
+    overwrote that, and the sender was told both that the mail was done and that it could not be."""
+    a, b = two_instances
+    a.queue(ALICE, a.addresses.public, "help")
+    original_transaction = a.db.transaction
+    failed: list[bool] = []
+    b_ran: list[bool] = []
+
+    def process_failing(session: Any, item: Any) -> str:
+        failed.append(True)
+        raise RuntimeError("a bug in this instance's code")
+
+    def transaction(*args: Any, **kwargs: Any) -> Any:
+        if failed and not b_ran:  # the failed batch is rolled back: instance B's round comes now
+            b_ran.append(b.worker.process_mail(16))
+        return original_transaction(*args, **kwargs)
+
+    monkeypatch.setattr(a.worker, "_process", process_failing)
+    monkeypatch.setattr(a.db, "transaction", transaction)
+    a.worker.process_mail(16)
+
+    with a.db.read() as session:
+        raws = [bytes(row.raw) for row in session.exec(select(OutboxItem)).all()]
+    assert b_ran == [True]
+    assert statuses(a) == ["done"]  # B applied it; A's failure mark must not overwrite that
+    assert raws and not [raw for raw in raws if b"could not be processed" in raw]
+
+
+def _second_game(pipe: Pipeline, alice: str, bob: str) -> tuple[str, str]:
+    pipe.send(ALICE, alice, "challenge bob hyperspace white")
+    number = re.search(r"accept (\d+)", next(body_of(m) for r, m in pipe.drain_outbox() if r == BOB))
+    assert number
+    pipe.send(BOB, bob, f"accept {number.group(1)}")
+    seats = {r: str(m["Reply-To"]) for r, m in pipe.drain_outbox() if "has started" in body_of(m)}
+    return seats[ALICE], seats[BOB]
+
+
+def test_batches_that_lock_two_games_in_opposite_orders_fail_no_mail(
+        two_instances: tuple[Pipeline, Pipeline]) -> None:
+    """Each worker locks the game of each mail it handles (SELECT ... FOR UPDATE) until its batch commits. Two
+    batches reaching two games in opposite orders deadlock, and PostgreSQL rolls one back (SQLSTATE 40P01): that
+    was taken for the mail's own failure, a valid move marked failed for good and its player told so. The batch is
+    claimed again instead."""
+    a, b = two_instances
+    alice, bob, alice_1, bob_1 = begin_game(a)
+    alice_2, bob_2 = _second_game(a, alice, bob)
+    a.queue(ALICE, alice_1, "Pe2-e4")  # the first batch: game 1, then game 2
+    a.queue(ALICE, alice_2, "Pe2-e4")
+    a.queue(BOB, bob_2, "Pe7-e5")  # the second: game 2, then game 1
+    a.queue(BOB, bob_1, "Pe7-e5")
+
+    both_hold_one = threading.Barrier(2, timeout=20)
+    for pipe in (a, b):
+        handle = pipe.worker._process_one
+        handled = [0]
+
+        def each(session: Any, row: Any, handle: Any = handle, handled: list[int] = handled) -> None:
+            handle(session, row)
+            handled[0] += 1
+            if handled[0] == 1:  # each batch holds its first game's lock when the other reaches for it
+                both_hold_one.wait()
+
+        pipe.worker._process_one = each  # type: ignore[method-assign]
+    errors: list[BaseException] = []
+
+    def run(pipe: Pipeline) -> None:
+        try:
+            pipe.worker.process_mail(2)
+        except BaseException as error:  # asserted below, in the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(pipe,)) for pipe in (a, b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    for pipe in (a, b):  # what the rolled-back batch left, without the barrier (both are past their first row)
+        while pipe.worker.process_mail(2):
+            pass
+    told_failed = [r for r, m in a.drain_outbox() if "could not be processed" in str(m["Subject"])]
+    assert not errors, errors
+    assert statuses(a)[-4:] == ["done"] * 4
+    assert told_failed == []
+
+
+def test_two_confirmations_taken_at_once_carry_the_held_mail_out_once(
+        two_instances: tuple[Pipeline, Pipeline], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The owner answers a held mail's confirmation twice, and each instance takes one answer. Both read the held
+    mail without a lock and found it held, the second before the first committed: its commands ran twice. The
+    held mail is now read locked, so the second waits for the first's commit and finds it done."""
+    a, b = two_instances
+    alice = register(a, ALICE, "alice")
+    register(a, BOB, "bob")
+    a.send("mallory@elsewhere.example", alice, "challenge bob hyperspace white")  # held: not alice's From
+    confirm = next(str(m["Reply-To"]) for r, m in a.drain_outbox() if r == ALICE and "confirm" in str(m["Subject"]))
+    a.queue(ALICE, confirm, "confirm")
+    a.queue(ALICE, confirm, "confirm")
+
+    b_read_held = threading.Event()
+    original = pbem.worker.stored_mail
+
+    def stored_mail(session: Any, item_id: int, **options: Any) -> Any:
+        found = original(session, item_id, **options)  # locked: waits for A's commit (A waits 3 s for this)
+        if threading.current_thread().name == "instance-b":
+            b_read_held.set()
+        return found
+
+    monkeypatch.setattr(pbem.worker, "stored_mail", stored_mail)
+    handle = a.worker._process_one
+
+    def a_each(session: Any, row: Any) -> None:
+        handle(session, row)
+        b_read_held.wait(3)  # A has carried the held mail out and not committed when B reads it
+
+    monkeypatch.setattr(a.worker, "_process_one", a_each)
+    threads = [threading.Thread(target=pipe.worker.process_mail, args=(1,), name=name)
+               for pipe, name in ((a, "instance-a"), (b, "instance-b"))]
+    threads[0].start()
+    threading.Event().wait(0.5)  # A holds the first confirmation (its row locked): B's claim skips it
+    threads[1].start()
+    for thread in threads:
+        thread.join(30)
+    with a.db.read() as session:
+        challenges = session.exec(select(Challenge)).all()
+    assert statuses(a)[-2:] == ["done", "done"]
+    assert len(challenges) == 1, f"the held mail was carried out {len(challenges)} times"
