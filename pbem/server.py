@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import time
+from collections.abc import Coroutine
 from datetime import datetime
+from typing import Any, TypeVar
 
 from pbem.computer_player import ComputerPlayer, computer_work_waiting
 from pbem.config import Config
@@ -20,12 +23,15 @@ from pbem.picture_process import PictureProcess
 from pbem.scheduler import Alarm
 from pbem.startup import build_services, load_variants
 from pbem.store.db import Database, Leadership
+from pbem.store.instance_lock import InstanceBusyError, SqliteInstanceLock
 from pbem.sweep import Sweeper
 from pbem.web.site import WebServer
 from pbem.worker import Worker, read_ahead
 from pbem.worker_process import POLL_SECONDS, WORKER_BATCH, MailWorkerProcess, uses_worker_process
 
-__all__ = ["Server"]
+__all__ = ["Server", "StartError"]
+
+_T = TypeVar("_T")
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +47,10 @@ LOOP_STALL_SECONDS = 120.0
 DELIVERY_SECONDS = 5.0
 
 
+class StartError(RuntimeError):
+    """pbem serve cannot start (its database used by another server, a port taken): said in one line."""
+
+
 class Server:
     """Owns every long-running part; ``start`` binds, ``stop`` drains and closes."""
 
@@ -48,6 +58,8 @@ class Server:
         self.config = config
         self.db = Database(config.database.url)
         self.db.create_all()
+        #: One server per SQLite database (see SqliteInstanceLock); held from start to stop.
+        self._instance = SqliteInstanceLock(self.db.sqlite_file) if self.db.sqlite_file is not None else None
         self.services = build_services(config, self.db)
         self.addresses = self.services.addresses
         # The mail worker in a process of its own (config [server] worker_process), else in a thread here.
@@ -102,6 +114,11 @@ class Server:
         self._computer_event.set()  # a finished turn frees a worker for the next one
 
     async def start(self) -> None:
+        if self._instance is not None:
+            try:
+                self._instance.hold()  # before anything is claimed, released or sent
+            except InstanceBusyError as error:
+                raise StartError(str(error)) from None
         # Before anything is served, and in this thread: the first mail does not wait for the variants, and the
         # children forked next share them, with the rest of the frozen heap, while this process has no other
         # thread (pbem.children.child_context).
@@ -115,12 +132,14 @@ class Server:
         handler = InboundHandler(self.db, self.addresses, on_stored=self._wake_worker, read=read_ahead)
         factory = make_smtp_factory(handler, self.config.smtp.max_message_bytes,
                                     hostname=self.config.domain)
-        self._server = await loop.create_server(factory, host=self.config.smtp.host,
-                                                port=self.config.smtp.port)
+        self._server = await _listening("the SMTP listener", "[smtp] port", self.config.smtp.host,
+                                        self.config.smtp.port,
+                                        loop.create_server(factory, host=self.config.smtp.host,
+                                                           port=self.config.smtp.port))
         sock: socket.socket = self._server.sockets[0]
         self.port = sock.getsockname()[1]
         if self.web is not None:
-            await self.web.start()
+            await _listening("the web listener", "[web] port", self.web.host, self.web.port, self.web.start())
         released = await asyncio.to_thread(self.deliverer.release_leases)
         if released:
             log.warning("re-sending %d mails a previous run had claimed but not confirmed", released)
@@ -238,6 +257,8 @@ class Server:
             await asyncio.to_thread(self.pictures.close)
         await asyncio.to_thread(self.leadership.release)
         self.db.dispose()
+        if self._instance is not None:
+            self._instance.release()
 
     async def run_forever(self) -> None:
         await self.start()
@@ -260,3 +281,14 @@ class Server:
         log.info("%s: stopping; no new mail is taken, the work under way finishes", asked[0] if asked else "stop")
         await self.stop()
         log.info("stopped in %.1f s", time.monotonic() - started)
+
+
+async def _listening(what: str, setting: str, host: str, port: int, binding: Coroutine[Any, Any, _T]) -> _T:
+    """What ``binding`` (a listener's start) returns, or StartError saying which address could not be taken."""
+    try:
+        return await binding
+    except OSError as error:
+        # asyncio's own text repeats the address; the system's words for the error number do not.
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise StartError(f"{what} cannot listen on {host}:{port}: {reason} (another server on that port? "
+                         f"{setting} in the configuration)") from None

@@ -140,14 +140,17 @@ def cmd_variants(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from pbem.server import Server  # the engine tools must not need the mail stack
+    from pbem.server import Server, StartError  # the engine tools must not need the mail stack
 
     try:
         config = load_config(args.config)
     except ConfigError as error:
         raise CliError(str(error)) from error
     configure_logging(args.log_level or config.log.level, args.log_format or config.log.format)
-    asyncio.run(Server(config).run_forever())
+    try:
+        asyncio.run(Server(config).run_forever())
+    except StartError as error:
+        raise CliError(f"pbem serve cannot start: {error}") from error
     return 0
 
 
