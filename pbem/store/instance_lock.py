@@ -20,7 +20,7 @@ class SqliteInstanceLock:
     On SQLite a server claims mail without leases, releases every lease at its start and folds its sent journal
     as the only writer of it: all of that assumes it is the database's one instance. A second server on the same
     file (another configuration, another port) would send mails twice. The kernel lets the lock go when the
-    process ends, however it ends; the children pbem serve forks hold it with it and die with it.
+    process ends, however it ends (the children pbem serve forks share it, and die with the server).
     """
 
     def __init__(self, database_file: Path) -> None:
