@@ -92,7 +92,10 @@ def list_seeks(ctx: Context) -> Result:
 
 
 def _seek(ctx: Context, number: int) -> Challenge:
-    seek = ctx.session.get(Challenge, number)
+    # Locked: two players taking the same seek at once (or its owner withdrawing it meanwhile) must not both find
+    # it open; the second waits for the first's commit and finds it accepted.
+    seek = ctx.session.exec(select(Challenge).where(Challenge.id == number).with_for_update()
+                            .execution_options(populate_existing=True)).first()
     if seek is None or seek.expires_at is None:  # challenges to one opponent have no expiry
         raise CommandError(f"there is no seek {number}")
     return seek

@@ -15,7 +15,7 @@ from pbem.clock import ClockError, TimeControl
 from pbem.events.errors import EventError
 from pbem.events.mails import event_mail
 from pbem.events.pairing.bracket import KO_TIEBREAKS
-from pbem.events.store import event_by_name
+from pbem.events.store import event_by_name, lock_event
 from pbem.events.tiebreaks import normalise
 from pbem.mail.compose import Outgoing
 from pbem.mail.render import render
@@ -97,6 +97,7 @@ def entries(ctx: Context, event: Event) -> list[EventPlayer]:
 
 def add_players(ctx: Context, event: Event, who: Sequence[str]) -> list[str]:
     """Enter players by handle or address; unregistered addresses are invited. One report line each."""
+    event = lock_event(ctx.session, event.id or 0)  # as join_event: not while the event starts
     if event.status != EventStatus.REGISTRATION:
         raise EventError(f"{event.name} has started: no more entries")
     lines = []
@@ -134,6 +135,9 @@ def add_players(ctx: Context, event: Event, who: Sequence[str]) -> list[str]:
 
 def join_event(ctx: Context, event: Event, account: Account) -> str:
     """A player's own entry (the mail command ``join``), while registration is open."""
+    # Locked (and read afresh): the organiser may be starting the event at this moment; an entry written after the
+    # start read its entries would be in a running event without a seed or games.
+    event = lock_event(ctx.session, event.id or 0)
     if event.status != EventStatus.REGISTRATION:
         raise EventError(f"registration for {event.name} is closed")
     entry = next((e for e in entries(ctx, event) if e.account_id == account.id or e.email == account.email),

@@ -20,6 +20,7 @@ __all__ = ["game_finished", "progress", "start_event"]
 
 def start_event(ctx: Context, event: Event) -> str:
     """Close registration, fix the start numbers and start the first games (all of them in a round robin)."""
+    event = lock_event(ctx.session, event.id or 0)  # a join, or a second start, waits for this one's commit
     if event.status != EventStatus.REGISTRATION:
         raise EventError(f"{event.name} has already started")
     fmt = format_of(event.format)

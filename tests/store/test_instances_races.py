@@ -1,5 +1,6 @@
 """Two instances' workers on one PostgreSQL database, at the moments their transactions cross: a failed mail taken by
-the other instance, two batches locking two games in opposite orders, a held mail confirmed twice at once."""
+the other instance, two batches locking two games in opposite orders, a held mail confirmed twice at once, a seek or
+a challenge accepted twice at once, a player joining an event while it starts."""
 
 from __future__ import annotations
 
@@ -12,11 +13,17 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+import pbem.app.seeks
+import pbem.commands.answer
 import pbem.worker
-from pbem.store.models import Challenge, InboxItem, OutboxItem
+from pbem.app.context import Context
+from pbem.events.entries import add_players, create_event, find_event
+from pbem.events.running import start_event
+from pbem.store.event_models import EventPlayer
+from pbem.store.models import Challenge, Game, InboxItem, OutboxItem
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
-from tests.helpers.players import ALICE, BOB, begin_game, register
+from tests.helpers.players import ALICE, BOB, CAROL, begin_game, register
 
 
 @pytest.fixture
@@ -131,6 +138,41 @@ def test_batches_that_lock_two_games_in_opposite_orders_fail_no_mail(
     assert told_failed == []
 
 
+def _cross(a: Pipeline, b: Pipeline, monkeypatch: pytest.MonkeyPatch, module: Any, reader: str) -> None:
+    """A handles the first waiting mail and keeps its transaction open until B, handling the second, has read the
+    row they share (through ``module``'s function ``reader``): B reads it before A commits, or waits for A's
+    commit where the row is read locked."""
+    b_read = threading.Event()
+    original = getattr(module, reader)
+
+    def read(*args: Any, **kwargs: Any) -> Any:
+        found = original(*args, **kwargs)
+        if threading.current_thread().name == "instance-b":
+            b_read.set()
+        return found
+
+    monkeypatch.setattr(module, reader, read)
+    handle = a.worker._process_one
+
+    def a_each(session: Any, row: Any) -> None:
+        handle(session, row)
+        b_read.wait(3)  # A has acted and not committed when B reads (locked: B waits, and A goes on after 3 s)
+
+    monkeypatch.setattr(a.worker, "_process_one", a_each)
+    threads = [threading.Thread(target=pipe.worker.process_mail, args=(1,), name=name)
+               for pipe, name in ((a, "instance-a"), (b, "instance-b"))]
+    threads[0].start()
+    threading.Event().wait(0.5)  # A holds the first mail (its row locked): B's claim skips it
+    threads[1].start()
+    for thread in threads:
+        thread.join(30)
+
+
+def games(pipe: Pipeline) -> int:
+    with pipe.db.read() as session:
+        return len(session.exec(select(Game)).all())
+
+
 def test_two_confirmations_taken_at_once_carry_the_held_mail_out_once(
         two_instances: tuple[Pipeline, Pipeline], monkeypatch: pytest.MonkeyPatch) -> None:
     """The owner answers a held mail's confirmation twice, and each instance takes one answer. Both read the held
@@ -143,32 +185,69 @@ def test_two_confirmations_taken_at_once_carry_the_held_mail_out_once(
     confirm = next(str(m["Reply-To"]) for r, m in a.drain_outbox() if r == ALICE and "confirm" in str(m["Subject"]))
     a.queue(ALICE, confirm, "confirm")
     a.queue(ALICE, confirm, "confirm")
-
-    b_read_held = threading.Event()
-    original = pbem.worker.stored_mail
-
-    def stored_mail(session: Any, item_id: int, **options: Any) -> Any:
-        found = original(session, item_id, **options)  # locked: waits for A's commit (A waits 3 s for this)
-        if threading.current_thread().name == "instance-b":
-            b_read_held.set()
-        return found
-
-    monkeypatch.setattr(pbem.worker, "stored_mail", stored_mail)
-    handle = a.worker._process_one
-
-    def a_each(session: Any, row: Any) -> None:
-        handle(session, row)
-        b_read_held.wait(3)  # A has carried the held mail out and not committed when B reads it
-
-    monkeypatch.setattr(a.worker, "_process_one", a_each)
-    threads = [threading.Thread(target=pipe.worker.process_mail, args=(1,), name=name)
-               for pipe, name in ((a, "instance-a"), (b, "instance-b"))]
-    threads[0].start()
-    threading.Event().wait(0.5)  # A holds the first confirmation (its row locked): B's claim skips it
-    threads[1].start()
-    for thread in threads:
-        thread.join(30)
+    _cross(a, b, monkeypatch, pbem.worker, "stored_mail")
     with a.db.read() as session:
         challenges = session.exec(select(Challenge)).all()
     assert statuses(a)[-2:] == ["done", "done"]
     assert len(challenges) == 1, f"the held mail was carried out {len(challenges)} times"
+
+
+def test_a_seek_taken_by_two_players_at_once_starts_one_game(
+        two_instances: tuple[Pipeline, Pipeline], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two players accept one seek, each on an instance: both found it open and two games started (the second
+    overwriting the seek's game). The seek is now read locked."""
+    a, b = two_instances
+    alice = register(a, ALICE, "alice")
+    bob = register(a, BOB, "bob")
+    carol = register(a, CAROL, "carol")
+    a.send(ALICE, alice, "seek hyperspace white days 3")
+    a.drain_outbox()
+    a.queue(BOB, bob, "accept seek 1")
+    a.queue(CAROL, carol, "accept seek 1")
+    _cross(a, b, monkeypatch, pbem.app.seeks, "_seek")
+    assert statuses(a)[-2:] == ["done", "done"]
+    assert games(a) == 1
+
+
+def test_a_challenge_accepted_twice_at_once_starts_one_game(
+        two_instances: tuple[Pipeline, Pipeline], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The challenged player's "accept" arrives twice (two clients, two Message-IDs), each taken by an instance:
+    both found the challenge open and two games started. The challenge is now read locked."""
+    a, b = two_instances
+    alice = register(a, ALICE, "alice")
+    bob = register(a, BOB, "bob")
+    a.send(ALICE, alice, "challenge bob hyperspace white")
+    a.drain_outbox()
+    a.queue(BOB, bob, "accept 1")
+    a.queue(BOB, bob, "accept 1")
+    _cross(a, b, monkeypatch, pbem.commands.answer, "_challenge_for")
+    assert statuses(a)[-2:] == ["done", "done"]
+    assert games(a) == 1
+
+
+def test_a_join_while_the_event_starts_is_not_left_out_of_the_running_event(
+        two_instances: tuple[Pipeline, Pipeline]) -> None:
+    """The organiser starts the event (instance A) while a player's "join" is handled on instance B: B read the
+    event still in registration, and its entry landed in a running event with no seed and no games. The event
+    is now read locked by a join and by the start."""
+    a, b = two_instances
+    register(a, ALICE, "alice")
+    register(a, BOB, "bob")
+    carol = register(a, CAROL, "carol")
+    with a.db.transaction() as session:
+        ctx = Context(session=session, services=a.services)
+        add_players(ctx, create_event(ctx, "cup", "hyperspace", "round-robin"), ["alice", "bob"])
+    a.drain_outbox()
+    b.queue(CAROL, carol, "join cup")
+    joining = threading.Thread(target=b.worker.process_mail, args=(1,), name="instance-b")
+    with a.db.transaction() as session:
+        ctx = Context(session=session, services=a.services)
+        start_event(ctx, find_event(ctx, "cup"))
+        session.flush()
+        joining.start()
+        joining.join(3)  # B handles the join before A commits (or, locked, waits for A's commit)
+    joining.join(30)
+    with a.db.read() as session:
+        unseeded = [entry.email for entry in session.exec(select(EventPlayer)).all()
+                    if entry.status == "entered" and not entry.seed]
+    assert unseeded == [], f"entered in a running event without a seed: {unseeded}"
