@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbem.app.context import Context
 from pbem.app.game_state import active_game_of, computer_seat
@@ -195,4 +195,7 @@ def pause_clocks(ctx: Context, account: Account, now: datetime) -> list[Game]:
 
 
 def player_games(ctx: Context, account: Account) -> list[Game]:
-    return list(ctx.session.exec(select(Game).where(active_game_of(account.id))))
+    """``account``'s active games, locked (and read afresh) for their clocks to be written: a move committed on
+    another instance between this read and that write would otherwise have its clock overwritten."""
+    statement = select(Game).where(active_game_of(account.id)).order_by(col(Game.id)).with_for_update()
+    return list(ctx.session.exec(statement.execution_options(populate_existing=True)))

@@ -1,6 +1,7 @@
 """Two instances' workers on one PostgreSQL database, at the moments their transactions cross: a failed mail taken by
 the other instance, two batches locking two games in opposite orders, a held mail confirmed twice at once, a seek or
-a challenge accepted twice at once, a player joining an event while it starts."""
+a challenge accepted twice at once, a player joining an event while it starts, a move
+committed while the player's vacation ends."""
 
 from __future__ import annotations
 
@@ -13,14 +14,17 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+import pbem.app.clocks
 import pbem.app.seeks
 import pbem.commands.answer
 import pbem.worker
+from pbem.app.clocks import clock_of
 from pbem.app.context import Context
 from pbem.events.entries import add_players, create_event, find_event
 from pbem.events.running import start_event
 from pbem.store.event_models import EventPlayer
 from pbem.store.models import Challenge, Game, InboxItem, OutboxItem
+from tests.helpers.clock import FakeTime
 from tests.helpers.harness import body_of
 from tests.helpers.pipeline import Pipeline, drop_postgres, fresh_postgres_url, postgres_available
 from tests.helpers.players import ALICE, BOB, CAROL, begin_game, register
@@ -251,3 +255,49 @@ def test_a_join_while_the_event_starts_is_not_left_out_of_the_running_event(
         unseeded = [entry.email for entry in session.exec(select(EventPlayer)).all()
                     if entry.status == "entered" and not entry.seed]
     assert unseeded == [], f"entered in a running event without a seed: {unseeded}"
+
+
+def test_a_move_committed_while_a_vacation_ends_keeps_its_clock(tmp_path: Path) -> None:
+    """The sweep ends a player's vacation (restarting their paused clocks) while their move is applied on the
+    other instance: the sweep read the game before the move committed and wrote the clock it computed from that
+    read over the move's, so the clock said the mover was still to move. The games are now read locked."""
+    reason = postgres_available()
+    if reason:
+        pytest.skip(reason)
+    time = FakeTime()
+    url = fresh_postgres_url()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = Pipeline(tmp_path / "a", url, now=time), Pipeline(tmp_path / "b", url, now=time)
+    try:
+        _, bob, seat_a, seat_b = begin_game(a, "days 10")
+        time.at(0.5)
+        a.send(ALICE, seat_a, "Pe2-e4")
+        time.at(1)
+        a.send(BOB, bob, "vacation 2")  # bob is to move: his clock stops until day 3
+        a.drain_outbox()
+        time.at(3.5)
+        b.queue(BOB, seat_b, "Pe7-e5")
+        original = pbem.app.clocks.player_games
+
+        def games_then_the_move(ctx: Any, account: Any) -> Any:
+            found = original(ctx, account)
+            moving = threading.Thread(target=b.worker.process_mail, args=(1,))
+            moving.start()
+            moving.join(3)  # applied before the sweep commits, or (the games locked) waiting for its commit
+            return found
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(pbem.app.clocks, "player_games", games_then_the_move)
+            a.sweep()
+        while b.worker.process_mail(1):
+            pass
+        with a.db.read() as session:
+            game = session.exec(select(Game)).one()
+            ply, clock = game.ply, clock_of(a.config, game)
+        assert ply == 2 and clock is not None
+        assert clock.to_move == "white" and clock.turn_started is not None  # alice's turn, her clock running
+    finally:
+        a.close()
+        b.close()
+        drop_postgres(url)
