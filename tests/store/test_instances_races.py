@@ -31,16 +31,21 @@ from tests.helpers.players import ALICE, BOB, CAROL, begin_game, register
 
 
 @pytest.fixture
-def two_instances(tmp_path: Path) -> Iterator[tuple[Pipeline, Pipeline]]:
-    """Two pipelines (each an instance's worker and deliverer) on one fresh PostgreSQL database."""
+def time() -> FakeTime:
+    return FakeTime()
+
+
+@pytest.fixture
+def two_instances(tmp_path: Path, time: FakeTime) -> Iterator[tuple[Pipeline, Pipeline]]:
+    """Two pipelines (each an instance's worker and deliverer) on one fresh PostgreSQL database, on one clock."""
     reason = postgres_available()
     if reason:
         pytest.skip(reason)
     url = fresh_postgres_url()
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    a = Pipeline(tmp_path / "a", url)
-    b = Pipeline(tmp_path / "b", url)
+    a = Pipeline(tmp_path / "a", url, now=time)
+    b = Pipeline(tmp_path / "b", url, now=time)
     try:
         yield a, b
     finally:
@@ -257,47 +262,36 @@ def test_a_join_while_the_event_starts_is_not_left_out_of_the_running_event(
     assert unseeded == [], f"entered in a running event without a seed: {unseeded}"
 
 
-def test_a_move_committed_while_a_vacation_ends_keeps_its_clock(tmp_path: Path) -> None:
+def test_a_move_committed_while_a_vacation_ends_keeps_its_clock(two_instances: tuple[Pipeline, Pipeline],
+                                                                time: FakeTime) -> None:
     """The sweep ends a player's vacation (restarting their paused clocks) while their move is applied on the
     other instance: the sweep read the game before the move committed and wrote the clock it computed from that
     read over the move's, so the clock said the mover was still to move. The games are now read locked."""
-    reason = postgres_available()
-    if reason:
-        pytest.skip(reason)
-    time = FakeTime()
-    url = fresh_postgres_url()
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    a, b = Pipeline(tmp_path / "a", url, now=time), Pipeline(tmp_path / "b", url, now=time)
-    try:
-        _, bob, seat_a, seat_b = begin_game(a, "days 10")
-        time.at(0.5)
-        a.send(ALICE, seat_a, "Pe2-e4")
-        time.at(1)
-        a.send(BOB, bob, "vacation 2")  # bob is to move: his clock stops until day 3
-        a.drain_outbox()
-        time.at(3.5)
-        b.queue(BOB, seat_b, "Pe7-e5")
-        original = pbem.app.clocks.player_games
+    a, b = two_instances
+    _, bob, seat_a, seat_b = begin_game(a, "days 10")
+    time.at(0.5)
+    a.send(ALICE, seat_a, "Pe2-e4")
+    time.at(1)
+    a.send(BOB, bob, "vacation 2")  # bob is to move: his clock stops until day 3
+    a.drain_outbox()
+    time.at(3.5)
+    b.queue(BOB, seat_b, "Pe7-e5")
+    original = pbem.app.clocks.player_games
 
-        def games_then_the_move(ctx: Any, account: Any) -> Any:
-            found = original(ctx, account)
-            moving = threading.Thread(target=b.worker.process_mail, args=(1,))
-            moving.start()
-            moving.join(3)  # applied before the sweep commits, or (the games locked) waiting for its commit
-            return found
+    def games_then_the_move(ctx: Any, account: Any) -> Any:
+        found = original(ctx, account)
+        moving = threading.Thread(target=b.worker.process_mail, args=(1,))
+        moving.start()
+        moving.join(3)  # applied before the sweep commits, or (the games locked) waiting for its commit
+        return found
 
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(pbem.app.clocks, "player_games", games_then_the_move)
-            a.sweep()
-        while b.worker.process_mail(1):
-            pass
-        with a.db.read() as session:
-            game = session.exec(select(Game)).one()
-            ply, clock = game.ply, clock_of(a.config, game)
-        assert ply == 2 and clock is not None
-        assert clock.to_move == "white" and clock.turn_started is not None  # alice's turn, her clock running
-    finally:
-        a.close()
-        b.close()
-        drop_postgres(url)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pbem.app.clocks, "player_games", games_then_the_move)
+        a.sweep()
+    while b.worker.process_mail(1):
+        pass
+    with a.db.read() as session:
+        game = session.exec(select(Game)).one()
+        ply, clock = game.ply, clock_of(a.config, game)
+    assert ply == 2 and clock is not None
+    assert clock.to_move == "white" and clock.turn_started is not None  # alice's turn, her clock running
