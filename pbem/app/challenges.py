@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlmodel import select
+
 from pbem.app.clocks import control_of
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.game_options import split_options
@@ -13,7 +15,14 @@ from pbem.mail.render import render
 from pbem.store.models import Account, Challenge
 from pbem.variants import UnknownVariantError, get_variant
 
-__all__ = ["check_options", "issue_challenge", "variant_named"]
+__all__ = ["check_options", "issue_challenge", "locked_challenge", "variant_named"]
+
+
+def locked_challenge(ctx: Context, number: int) -> Challenge | None:
+    """Challenge (or seek) ``number``, locked to the end of the transaction and read afresh: two answers to it at
+    once, on two instances, must not both find it open; the second waits for the first's commit."""
+    statement = select(Challenge).where(Challenge.id == number).with_for_update()
+    return ctx.session.exec(statement.execution_options(populate_existing=True)).first()
 
 
 def issue_challenge(ctx: Context, account: Account, opponent: Account | None, engine: Variant[Any, Any], email: str,

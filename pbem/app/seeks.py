@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlmodel import col, select
 
+from pbem.app.challenges import locked_challenge
 from pbem.app.clocks import control_of
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.games import start_game
@@ -92,10 +93,7 @@ def list_seeks(ctx: Context) -> Result:
 
 
 def _seek(ctx: Context, number: int) -> Challenge:
-    # Locked: two players taking the same seek at once (or its owner withdrawing it meanwhile) must not both find
-    # it open; the second waits for the first's commit and finds it accepted.
-    seek = ctx.session.exec(select(Challenge).where(Challenge.id == number).with_for_update()
-                            .execution_options(populate_existing=True)).first()
+    seek = locked_challenge(ctx, number)  # two players taking it at once, or its owner withdrawing it meanwhile
     if seek is None or seek.expires_at is None:  # challenges to one opponent have no expiry
         raise CommandError(f"there is no seek {number}")
     return seek

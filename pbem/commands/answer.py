@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from sqlmodel import select
-
 from pbem.app.accounts import account_by_email, create_account, free_handle_for
+from pbem.app.challenges import locked_challenge
 from pbem.app.context import CommandError, Context, Result
 from pbem.app.games import start_game
 from pbem.app.seeks import accept_seek
@@ -18,20 +17,13 @@ from pbem.store.models import Account, Challenge
 from pbem.store.vocabulary import ChallengeStatus
 
 
-def _locked(ctx: Context, number: int) -> Challenge | None:
-    """Challenge ``number`` locked to the end of the transaction (and read afresh): two answers to it at once, on
-    two instances, must not both find it open; the second waits for the first's commit."""
-    return ctx.session.exec(select(Challenge).where(Challenge.id == number).with_for_update()
-                            .execution_options(populate_existing=True)).first()
-
-
 def _challenge_for(ctx: Context, args: list[str]) -> Challenge:
     if ctx.challenge is not None and not args:
         assert ctx.challenge.id is not None
-        return _locked(ctx, ctx.challenge.id) or ctx.challenge
+        return locked_challenge(ctx, ctx.challenge.id) or ctx.challenge
     if len(args) != 1 or not args[0].lstrip("#").isdigit():
         raise CommandError("say which challenge: accept N / decline N")
-    challenge = _locked(ctx, int(args[0].lstrip("#")))
+    challenge = locked_challenge(ctx, int(args[0].lstrip("#")))
     if challenge is None:
         raise CommandError(f"there is no challenge {args[0]}")
     return challenge

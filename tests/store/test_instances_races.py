@@ -177,6 +177,16 @@ def _cross(a: Pipeline, b: Pipeline, monkeypatch: pytest.MonkeyPatch, module: An
         thread.join(30)
 
 
+def _both_answered(a: Pipeline, b: Pipeline, monkeypatch: pytest.MonkeyPatch, mails: list[tuple[str, str, str]],
+                   module: Any, reader: str) -> None:
+    """``mails`` (sender, address, text) queued, then handled one on each instance as :func:`_cross` does; both
+    handled (done)."""
+    for sender, address, text in mails:
+        a.queue(sender, address, text)
+    _cross(a, b, monkeypatch, module, reader)
+    assert statuses(a)[-2:] == ["done", "done"]
+
+
 def games(pipe: Pipeline) -> int:
     with pipe.db.read() as session:
         return len(session.exec(select(Game)).all())
@@ -211,10 +221,8 @@ def test_a_seek_taken_by_two_players_at_once_starts_one_game(
     carol = register(a, CAROL, "carol")
     a.send(ALICE, alice, "seek hyperspace white days 3")
     a.drain_outbox()
-    a.queue(BOB, bob, "accept seek 1")
-    a.queue(CAROL, carol, "accept seek 1")
-    _cross(a, b, monkeypatch, pbem.app.seeks, "_seek")
-    assert statuses(a)[-2:] == ["done", "done"]
+    _both_answered(a, b, monkeypatch, [(BOB, bob, "accept seek 1"), (CAROL, carol, "accept seek 1")],
+                   pbem.app.seeks, "_seek")
     assert games(a) == 1
 
 
@@ -227,10 +235,7 @@ def test_a_challenge_accepted_twice_at_once_starts_one_game(
     bob = register(a, BOB, "bob")
     a.send(ALICE, alice, "challenge bob hyperspace white")
     a.drain_outbox()
-    a.queue(BOB, bob, "accept 1")
-    a.queue(BOB, bob, "accept 1")
-    _cross(a, b, monkeypatch, pbem.commands.answer, "_challenge_for")
-    assert statuses(a)[-2:] == ["done", "done"]
+    _both_answered(a, b, monkeypatch, [(BOB, bob, "accept 1")] * 2, pbem.commands.answer, "_challenge_for")
     assert games(a) == 1
 
 
