@@ -7,6 +7,11 @@ the next picture are the same pixels as before. Deflating was two thirds of a pi
 bands' deflate segments joined in one zlib stream, whose Adler-32 is combined from the bands' own.
 The bytes decode to exactly the image given; only the deflate blocks differ from one whole stream.
 
+A board's bands are best cut where its cells' rows are (``cuts``): a band is then one row of cells, found again
+whenever that row shows the same, where a band of BAND_ROWS straddling two rows of cells was new as soon as either
+changed. Over 1,200 pictures of 40 interleaved Hyperspace games that deflated a quarter fewer rows (4,083 bands of
+70 rows new against 8,011 of 48); over 300 of each other variant, 23 to 54% fewer.
+
 Deflate and checksums are zlib-ng's, not the standard library zlib's: its run-length deflate wrote the same bytes
 for 2,818 bands of all five variants' pictures, and over 800 pictures of 40 interleaved Hyperspace games (band
 cache warm) the encoding took 0.43 ms a picture against 0.55 (a new band's deflate 25 against 35 µs, its
@@ -15,6 +20,7 @@ Adler-32 0.5 against 7.6).
 
 from __future__ import annotations
 
+import itertools
 import struct
 import threading
 from collections.abc import Sequence
@@ -24,7 +30,7 @@ from PIL import Image
 from xxhash import xxh3_128_intdigest
 from zlib_ng import zlib_ng
 
-__all__ = ["BAND_ROWS", "BandedPngEncoder", "adler32_combine", "index_bytes"]
+__all__ = ["BAND_ROWS", "BandedPngEncoder", "adler32_combine", "band_edges", "index_bytes"]
 
 #: Rows per band, measured over 300 pictures of 10 interleaved Hyperspace games (CPU a picture; Pillow's
 #: own encoding 0.99 to 1.03 ms): 16 rows 0.67 to 0.71 ms in the run, 1.19 to 1.24 ms with no band seen
@@ -71,6 +77,18 @@ def index_bytes(image: Image.Image) -> bytes:
     return data if status == 1 and len(data) == size else image.tobytes()  # 1: the encoder's "done"
 
 
+def band_edges(height: int, cuts: Sequence[int] = ()) -> list[int]:
+    """Where the bands of a picture ``height`` rows high begin, and its height: at each of ``cuts`` inside the
+    picture, and every BAND_ROWS rows within a stretch longer than twice that (a legend, a picture without
+    cuts)."""
+    edges = [0]
+    for cut in [*sorted(cut for cut in set(cuts) if 0 < cut < height), height]:
+        if cut - edges[-1] > 2 * BAND_ROWS:
+            edges += range(edges[-1] + BAND_ROWS, cut - BAND_ROWS + 1, BAND_ROWS)
+        edges.append(cut)
+    return edges
+
+
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib_ng.crc32(data, zlib_ng.crc32(kind)))
 
@@ -100,9 +118,10 @@ class BandedPngEncoder:
         rows = b"".join(b"\x00" + raw[start:start + width] for start in range(0, len(raw), width))
         return self.encode_filtered(rows, width, height, palette)
 
-    def encode_filtered(self, rows: bytes, width: int, height: int, palette: Sequence[int]) -> bytes:
+    def encode_filtered(self, rows: bytes, width: int, height: int, palette: Sequence[int],
+                        cuts: Sequence[int] = ()) -> bytes:
         """A ``width`` x ``height`` palette picture as PNG bytes, from its ``rows`` of indices each already preceded
-        by its filter byte (0)."""
+        by its filter byte (0); ``cuts``: the rows where bands should begin (see :func:`band_edges`)."""
         if len(rows) != (width + 1) * height:
             raise ValueError(f"{len(rows)} bytes are not {height} rows of {width} pixels and a filter byte")
         segments: list[bytes] = [_ZLIB_HEADER]
@@ -112,9 +131,9 @@ class BandedPngEncoder:
         deflater = zlib_ng.compressobj(self._level, zlib_ng.DEFLATED, -15, 8, self._strategy)
         stride = width + 1
         view = memoryview(rows)  # bands looked at in place: only a new one is copied (by the deflater)
-        for top in range(0, height, BAND_ROWS):
-            segment, band_adler, length = self._band(view[top * stride:min(top + BAND_ROWS, height) * stride],
-                                                     width, deflater)
+        edges = band_edges(height, cuts)
+        for top, bottom in itertools.pairwise(edges):
+            segment, band_adler, length = self._band(view[top * stride:bottom * stride], width, deflater)
             segments.append(segment)
             adler = adler32_combine(adler, band_adler, length)
         segments += (_FINAL_BLOCK, struct.pack(">I", adler))

@@ -211,7 +211,18 @@ def draw_png(view: BoardView, scale: int = 1) -> bytes:
     (its rows deflated only where no earlier picture had the same). Drawn one column to the right: that column,
     index 0, is each row's PNG filter byte (none), so the canvas's bytes are the rows as PNG deflates them."""
     canvas = _draw(view, scale, WIDTH, 1)
-    return PNG_ENCODER.encode_filtered(index_bytes(canvas), canvas.width - 1, canvas.height, _FLAT_PALETTE)
+    return PNG_ENCODER.encode_filtered(index_bytes(canvas), canvas.width - 1, canvas.height, _FLAT_PALETTE,
+                                       _cell_row_edges(view, scale))
+
+
+def _cell_row_edges(view: BoardView, scale: int) -> list[int]:
+    """The picture rows where its panels' rows of cells begin and end: the PNG's bands are cut there, so that a
+    row of cells that looks as it did in an earlier picture is deflated once for both (pbem.pictures.png)."""
+    layout = layout_of(view, WIDTH)
+    size = layout.cell * scale
+    edges = {top * scale + row * size
+             for panel, (_, top) in zip(view.panels, layout.origins, strict=True) for row in range(panel.rows + 1)}
+    return sorted(edges)
 
 
 @lru_cache(maxsize=64)

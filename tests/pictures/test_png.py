@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import struct
 import zlib
@@ -12,7 +13,7 @@ import pytest
 from PIL import Image
 
 from pbem.pictures.colours import PALETTE
-from pbem.pictures.png import BAND_ROWS, BandedPngEncoder, adler32_combine, index_bytes
+from pbem.pictures.png import BAND_ROWS, BandedPngEncoder, adler32_combine, band_edges, index_bytes
 from pbem.pictures.render import PNG_COMPRESS_LEVEL, PNG_STRATEGY, render_image, render_png
 
 from .views import chess, hyperspace, outer_space, random_views, voidrider
@@ -92,6 +93,35 @@ def test_bands_seen_before_are_reused_and_the_bytes_do_not_depend_on_them(rng: r
     assert warm.misses - misses == 3 and warm.hits == 3
     assert again == BandedPngEncoder().encode(second, FLAT)
     assert _decoded(again).tobytes() == second.tobytes()
+
+
+def test_bands_begin_at_the_cuts_given_and_long_stretches_are_split() -> None:
+    assert band_edges(2 * BAND_ROWS) == [0, 2 * BAND_ROWS]  # not over twice BAND_ROWS: one band
+    assert band_edges(3 * BAND_ROWS + 5) == [0, BAND_ROWS, 2 * BAND_ROWS, 3 * BAND_ROWS + 5]
+    assert band_edges(300, [34, 104, 174, 104, 0, 300, 400]) == [0, 34, 104, 174, 174 + BAND_ROWS, 300]  # sorted, once
+    steps = [30 + BAND_ROWS, 30 + 2 * BAND_ROWS, 30 + 3 * BAND_ROWS]  # the last piece of a stretch is the longest
+    assert band_edges(400, [30, 250]) == [0, 30, *steps, 250, 250 + BAND_ROWS, 250 + 2 * BAND_ROWS, 400]
+    for height in range(1, 500, 7):  # every band at least one row, at most twice BAND_ROWS unless a cut says so
+        edges = band_edges(height, [height // 3])
+        assert edges[0] == 0 and edges[-1] == height and edges == sorted(set(edges))
+        assert all(0 < bottom - top <= 2 * BAND_ROWS for top, bottom in itertools.pairwise(edges))
+
+
+def test_a_row_of_cells_drawn_as_before_is_a_band_found_again(rng: random.Random) -> None:
+    # Bands cut where the cells' rows are: a picture whose one row of cells changed deflates only that band anew.
+    cuts = [10, 80, 150, 220]
+    first = _picture(rng, 200, 240)
+    second = first.copy()
+    second.paste(_picture(rng, 200, 70), (0, 80))  # the second row of cells, and nothing else, is new
+    encoder = BandedPngEncoder()
+    rows = [b"".join(b"\x00" + image.tobytes()[y * 200:(y + 1) * 200] for y in range(240)) for image in (first, second)]
+    encoder.encode_filtered(rows[0], 200, 240, FLAT, cuts)
+    assert (encoder.hits, encoder.misses) == (0, 5)
+    again = encoder.encode_filtered(rows[1], 200, 240, FLAT, cuts)
+    assert (encoder.hits, encoder.misses) == (4, 6)
+    assert _decoded(again).tobytes() == second.tobytes()
+    fresh = BandedPngEncoder().encode_filtered(rows[1], 200, 240, FLAT, cuts)
+    assert again == fresh  # the bytes are the same whichever bands were found
 
 
 def test_the_least_recently_used_bands_go_first() -> None:
