@@ -21,6 +21,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import Any
 
 from pbem.children import become_child, child_context, preload
 from pbem.mail.later_pictures import finished
@@ -56,6 +57,8 @@ class PictureProcess:
         self._pipe: Connection | None = None
         self._failed_at = float("-inf")
         self.drawn_here = 0  # mails whose pictures the server's process drew itself (a child was down)
+        # The counter's child for the child's mails, looked up on the first (``labels`` locks and checks every call).
+        self._drawn_there: Any = None
 
     @property
     def pid(self) -> int | None:
@@ -78,7 +81,9 @@ class PictureProcess:
                     pipe.send_bytes(pictures.encode("utf-8"))
                     if pipe.poll(ANSWER_SECONDS):
                         drawn = pipe.recv_bytes()
-                        MAILS_DRAWN.labels("picture-process").inc()
+                        if self._drawn_there is None:
+                            self._drawn_there = MAILS_DRAWN.labels("picture-process")
+                        self._drawn_there.inc()
                         return drawn
                     log.error("picture process %s gave no picture in %.0f s; stopping it", self.pid, ANSWER_SECONDS)
                 except (EOFError, OSError) as error:

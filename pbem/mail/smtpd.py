@@ -31,6 +31,17 @@ log = logging.getLogger(__name__)
 
 _HEADER_PARSER = BytesHeaderParser(policy=compat32)
 
+#: The received counter's children by outcome, each looked up once, on its first mail (``labels`` takes a lock and
+#: checks its values at every call; a child made at import would show in /metrics before its first mail).
+_RECEIVED_COUNTS: dict[str, Any] = {}
+
+
+def _count_received(outcome: str) -> None:
+    counter = _RECEIVED_COUNTS.get(outcome)
+    if counter is None:
+        counter = _RECEIVED_COUNTS[outcome] = MAILS_RECEIVED.labels(outcome)
+    counter.inc()
+
 #: Most arrivals one commit takes; bounds the transaction and the wait of the last one in it.
 MAX_GROUP = 64
 
@@ -277,12 +288,12 @@ class InboundHandler:
         if stored:
             log.info("received %s from %s for %s (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
                      kinds, len(raw))
-            MAILS_RECEIVED.labels("stored").inc()
+            _count_received("stored")
             self.on_stored()
             return "250 2.0.0 message accepted"
         log.info("duplicate %s from %s absorbed (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
                  len(raw))
-        MAILS_RECEIVED.labels("duplicate").inc()
+        _count_received("duplicate")
         return "250 2.0.0 duplicate message already accepted"
 
     def _kinds(self, envelope: Envelope) -> Iterator[str]:
