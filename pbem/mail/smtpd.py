@@ -131,11 +131,11 @@ def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
                 InboxStatus.NEW, "", now))
     look_up = ManyRows.make(dialect, _STORED, [row[:1] for row in rows.values()])
     try:
-        with db.transaction() as session:
-            known = {found for found, in look_up.rows(session)}
+        with db.writing() as connection:  # no ORM session: both statements are Core (see Database.writing)
+            known = {found for found, in look_up.rows(connection)}
             fresh = [message_id for message_id in rows if message_id not in known]
             if fresh:
-                ManyRows.make(dialect, _INSERT, [rows[message_id] for message_id in fresh]).run(session)
+                ManyRows.make(dialect, _INSERT, [rows[message_id] for message_id in fresh]).run(connection)
     except db.integrity_errors as error:
         if not db.is_unique_violation(error):
             raise  # a row the inbox refuses for another reason is no duplicate: the client hears 451 and retries
