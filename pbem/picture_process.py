@@ -33,18 +33,30 @@ log = logging.getLogger(__name__)
 
 #: The longest wait for one picture (a few milliseconds normally) before the child is taken for stuck.
 ANSWER_SECONDS = 30.0
+#: The bytes of a request's length field (see _request): a mail is far below 4 GB.
+_LENGTH_BYTES = 4
 #: After a child died or was stopped, pictures are drawn here for this long before another child starts.
 RESTART_SECONDS = 5.0
 
 
 def serve_pictures(server: int, requests: Connection, servers_end: Connection) -> None:
-    """The child's life: for each mail asked for (an outbox row's bytes, then its pictures' JSON), answer with
-    the mail, its pictures drawn in, until the server closes ``servers_end`` (its end of ``requests``)."""
+    """The child's life: for each mail asked for (a request: an outbox row's bytes and its pictures' JSON, see
+    _request), answer with the mail, its pictures drawn in, until the server closes ``servers_end`` (its end of
+    ``requests``)."""
     become_child(server, "pbem-pictures", (servers_end,))
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):  # the server closed the pipe, or is gone
         while True:
-            raw = requests.recv_bytes()
-            requests.send_bytes(finished(raw, requests.recv_bytes().decode("utf-8")))
+            request = requests.recv_bytes()
+            length = int.from_bytes(request[:_LENGTH_BYTES], "big")
+            raw = request[_LENGTH_BYTES:_LENGTH_BYTES + length]
+            requests.send_bytes(finished(raw, request[_LENGTH_BYTES + length:].decode("utf-8")))
+
+
+def _request(raw: bytes, pictures: str) -> bytes:
+    """One message to the child for a mail: its bytes' length, its bytes, its pictures' JSON. Sent as two
+    messages, the mail woke the child for its bytes alone, to wait again for the JSON: two writes and a
+    hand-over more a game mail."""
+    return b"".join((len(raw).to_bytes(_LENGTH_BYTES, "big"), raw, pictures.encode("utf-8")))
 
 
 class PictureProcess:
@@ -77,8 +89,7 @@ class PictureProcess:
             pipe = self._connection()
             if pipe is not None:
                 try:
-                    pipe.send_bytes(raw)
-                    pipe.send_bytes(pictures.encode("utf-8"))
+                    pipe.send_bytes(_request(raw, pictures))
                     if pipe.poll(ANSWER_SECONDS):
                         drawn = pipe.recv_bytes()
                         if self._drawn_there is None:
