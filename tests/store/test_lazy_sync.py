@@ -64,7 +64,8 @@ def test_commits_are_synced_after_the_writers_lock_is_let_go_and_only_when_they_
             connection.execute(text("SELECT count(*) FROM setting")).one()
         assert syncs.calls == [True, True, True]  # it only read
         with db.read() as session:
-            assert {"durable", "lazy", "core"} <= {row.key for row in session.exec(text("SELECT key FROM setting")).all()}
+            keys = {row.key for row in session.exec(text("SELECT key FROM setting")).all()}
+            assert {"durable", "lazy", "core"} <= keys
     finally:
         db.dispose()
 
