@@ -21,6 +21,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import Any
 
 from pbem.children import become_child, child_context, preload
 from pbem.mail.later_pictures import finished
@@ -32,18 +33,30 @@ log = logging.getLogger(__name__)
 
 #: The longest wait for one picture (a few milliseconds normally) before the child is taken for stuck.
 ANSWER_SECONDS = 30.0
+#: The bytes of a request's length field (see _request): a mail is far below 4 GB.
+_LENGTH_BYTES = 4
 #: After a child died or was stopped, pictures are drawn here for this long before another child starts.
 RESTART_SECONDS = 5.0
 
 
 def serve_pictures(server: int, requests: Connection, servers_end: Connection) -> None:
-    """The child's life: for each mail asked for (an outbox row's bytes, then its pictures' JSON), answer with
-    the mail, its pictures drawn in, until the server closes ``servers_end`` (its end of ``requests``)."""
+    """The child's life: for each mail asked for (a request: an outbox row's bytes and its pictures' JSON, see
+    _request), answer with the mail, its pictures drawn in, until the server closes ``servers_end`` (its end of
+    ``requests``)."""
     become_child(server, "pbem-pictures", (servers_end,))
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):  # the server closed the pipe, or is gone
         while True:
-            raw = requests.recv_bytes()
-            requests.send_bytes(finished(raw, requests.recv_bytes().decode("utf-8")))
+            request = requests.recv_bytes()
+            length = int.from_bytes(request[:_LENGTH_BYTES], "big")
+            raw = request[_LENGTH_BYTES:_LENGTH_BYTES + length]
+            requests.send_bytes(finished(raw, request[_LENGTH_BYTES + length:].decode("utf-8")))
+
+
+def _request(raw: bytes, pictures: str) -> bytes:
+    """One message to the child for a mail: its bytes' length, its bytes, its pictures' JSON. Sent as two
+    messages, the mail woke the child for its bytes alone, to wait again for the JSON: two writes and a
+    hand-over more a game mail."""
+    return b"".join((len(raw).to_bytes(_LENGTH_BYTES, "big"), raw, pictures.encode("utf-8")))
 
 
 class PictureProcess:
@@ -56,6 +69,8 @@ class PictureProcess:
         self._pipe: Connection | None = None
         self._failed_at = float("-inf")
         self.drawn_here = 0  # mails whose pictures the server's process drew itself (a child was down)
+        # The counter's child for the child's mails, looked up on the first (``labels`` locks and checks every call).
+        self._drawn_there: Any = None
 
     @property
     def pid(self) -> int | None:
@@ -74,11 +89,12 @@ class PictureProcess:
             pipe = self._connection()
             if pipe is not None:
                 try:
-                    pipe.send_bytes(raw)
-                    pipe.send_bytes(pictures.encode("utf-8"))
+                    pipe.send_bytes(_request(raw, pictures))
                     if pipe.poll(ANSWER_SECONDS):
                         drawn = pipe.recv_bytes()
-                        MAILS_DRAWN.labels("picture-process").inc()
+                        if self._drawn_there is None:
+                            self._drawn_there = MAILS_DRAWN.labels("picture-process")
+                        self._drawn_there.inc()
                         return drawn
                     log.error("picture process %s gave no picture in %.0f s; stopping it", self.pid, ANSWER_SECONDS)
                 except (EOFError, OSError) as error:

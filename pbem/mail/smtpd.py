@@ -7,13 +7,14 @@ import dataclasses
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import Any, AnyStr
 
 from aiosmtpd.smtp import MISSING, SMTP, Envelope, Session, syntax
+from sqlalchemy.engine import Dialect
 
 from pbem.mail.addresses import Address, AddressBook, AddressKind, redacted
 from pbem.mail.inbound.headers import PLAIN_ADDRESS, PLAIN_HEADER_BLOCK
@@ -29,6 +30,17 @@ __all__ = ["Arrival", "GroupCommit", "InboundHandler", "PbemSMTP", "read_and_sto
 log = logging.getLogger(__name__)
 
 _HEADER_PARSER = BytesHeaderParser(policy=compat32)
+
+#: The received counter's children by outcome, each looked up once, on its first mail (``labels`` takes a lock and
+#: checks its values at every call; a child made at import would show in /metrics before its first mail).
+_RECEIVED_COUNTS: dict[str, Any] = {}
+
+
+def _count_received(outcome: str) -> None:
+    counter = _RECEIVED_COUNTS.get(outcome)
+    if counter is None:
+        counter = _RECEIVED_COUNTS[outcome] = MAILS_RECEIVED.labels(outcome)
+    counter.inc()
 
 #: Most arrivals one commit takes; bounds the transaction and the wait of the last one in it.
 MAX_GROUP = 64
@@ -88,6 +100,17 @@ _INSERTED = tuple(_INBOX.c[name] for name in ("message_id", "envelope_from", "re
                                                "error", "received_at"))
 
 
+#: _INSERTED's converters by dialect: each column's bind processor, looked up through its type once, not per batch.
+_CONVERTERS: dict[Dialect, tuple[Any, ...]] = {}
+
+
+def _converters(dialect: Dialect) -> tuple[Any, ...]:
+    convert = _CONVERTERS.get(dialect)
+    if convert is None:
+        convert = _CONVERTERS[dialect] = converters(dialect, _INSERTED)
+    return convert
+
+
 def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
     """Commit arrivals to the inbox in one transaction; False for each duplicate (absorbed).
 
@@ -99,7 +122,7 @@ def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
         return [answer for start in range(0, len(arrivals), MAX_GROUP)
                 for answer in store_batch(db, arrivals[start:start + MAX_GROUP])]
     dialect, now = db.engine.dialect, utcnow()
-    convert = converters(dialect, _INSERTED)
+    convert = _converters(dialect)
     rows: dict[str, tuple[Any, ...]] = {}  # by Message-ID: the first arrival's row, converted
     for arrival in arrivals:
         if arrival.message_id not in rows:
@@ -108,11 +131,11 @@ def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:
                 InboxStatus.NEW, "", now))
     look_up = ManyRows.make(dialect, _STORED, [row[:1] for row in rows.values()])
     try:
-        with db.transaction() as session:
-            known = {found for found, in look_up.rows(session)}
+        with db.writing() as connection:  # no ORM session: both statements are Core (see Database.writing)
+            known = {found for found, in look_up.rows(connection)}
             fresh = [message_id for message_id in rows if message_id not in known]
             if fresh:
-                ManyRows.make(dialect, _INSERT, [rows[message_id] for message_id in fresh]).run(session)
+                ManyRows.make(dialect, _INSERT, [rows[message_id] for message_id in fresh]).run(connection)
     except db.integrity_errors as error:
         if not db.is_unique_violation(error):
             raise  # a row the inbox refuses for another reason is no duplicate: the client hears 451 and retries
@@ -246,6 +269,8 @@ class InboundHandler:
                 MAILS_REFUSED.labels("expired").inc()
                 return f"550 5.1.1 <{address}>: {expired}"
         envelope.rcpt_tos.append(address)
+        if isinstance(envelope, PbemEnvelope):
+            envelope.kinds[address] = str(verified.kind)
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
@@ -259,22 +284,39 @@ class InboundHandler:
         except Exception:
             log.exception("could not store an inbound mail from %r", sender)
             return "451 4.3.0 temporary failure storing the message; please retry"
-        kinds = ",".join(sorted({str(found.kind) for rcpt in envelope.rcpt_tos
-                                 if (found := self.addresses.verify(rcpt)) is not None}))
+        kinds = ",".join(sorted(set(self._kinds(envelope))))
         if stored:
             log.info("received %s from %s for %s (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
                      kinds, len(raw))
-            MAILS_RECEIVED.labels("stored").inc()
+            _count_received("stored")
             self.on_stored()
             return "250 2.0.0 message accepted"
         log.info("duplicate %s from %s absorbed (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
                  len(raw))
-        MAILS_RECEIVED.labels("duplicate").inc()
+        _count_received("duplicate")
         return "250 2.0.0 duplicate message already accepted"
+
+    def _kinds(self, envelope: Envelope) -> Iterator[str]:
+        """The kind of each recipient's address: as RCPT verified it (PbemSMTP's envelope keeps them), or verified
+        again (another protocol class's envelope): a verification was some 30,000 instructions."""
+        known = envelope.kinds if isinstance(envelope, PbemEnvelope) else {}
+        for rcpt in envelope.rcpt_tos:
+            if (kind := known.get(rcpt)) is not None:
+                yield kind
+            elif (found := self.addresses.verify(rcpt)) is not None:
+                yield str(found.kind)
 
     async def handle_exception(self, error: Exception) -> str:
         log.exception("SMTP session error", exc_info=error)
         return "451 4.3.0 internal error; please retry later"
+
+
+class PbemEnvelope(Envelope):
+    """aiosmtpd's envelope, with the kind of each recipient's address as InboundHandler's RCPT verified it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kinds: dict[str, str] = {}
 
 
 #: MAIL FROM and RCPT TO as nearly every client writes them: ``<local@host>``, plain dot-atoms, then the
@@ -295,9 +337,37 @@ class PbemSMTP(SMTP):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._timeout_at = self._timeout_armed = 0.0  # the idle timeout's deadline, and its timer's (_reset_timeout)
         self._held: list[str] | None = None  # EHLO's answers, while smtp_EHLO gathers them
         if self._decode_data:  # smtp_DATA hands the handler bytes, as pbem's listener stores them
             raise ValueError("PbemSMTP does not decode DATA (decode_data must be false)")
+
+    def _create_envelope(self) -> Envelope:
+        return PbemEnvelope()
+
+    def _reset_timeout(self, duration: float | None = None) -> None:
+        """aiosmtpd's idle timeout, restarted at each command: its deadline moved, the timer kept.
+
+        aiosmtpd cancels its timer and schedules a new one for every command (a timer object, the loop's heap
+        pushed, the cancelled one popped later). Here the timer stays, and when it fires early it is set again
+        for the deadline as it stands: the connection is closed when aiosmtpd would close it.
+        """
+        self._timeout_at = deadline = self.loop.time() + (duration or self._timeout_duration)
+        handle = self._timeout_handle
+        if handle is None or handle.cancelled() or handle.when() > deadline:  # none, or one too late (a shorter one)
+            if handle is not None:
+                handle.cancel()
+            self._arm_timeout()
+
+    def _arm_timeout(self) -> None:
+        self._timeout_handle = self.loop.call_at(self._timeout_at, self._timeout_cb)
+        self._timeout_armed = self._timeout_at
+
+    def _timeout_cb(self) -> None:
+        if self._timeout_at > self._timeout_armed:  # a command came since the timer was set: wait for the rest
+            self._arm_timeout()
+            return
+        super()._timeout_cb()  # type: ignore[no-untyped-call]
 
     @syntax("EHLO hostname")
     async def smtp_EHLO(self, hostname: str) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Column
-from sqlalchemy.engine import Dialect
+from sqlalchemy.engine import Connection, Dialect
 from sqlmodel import Session
 
 from pbem.store.prepared import tell_listeners
@@ -62,11 +62,11 @@ class ManyRows:
         arguments += after
         return cls(template.format(rows=", ".join([group] * len(rows)), mark=mark), tuple(arguments))
 
-    def run(self, session: Session) -> None:
-        """Run it in ``session``'s transaction."""
+    def run(self, session: Session | Connection) -> None:
+        """Run it in ``session``'s transaction (a session's, or a connection's: Database.writing)."""
         self._execute(session).close()
 
-    def rows(self, session: Session) -> list[tuple[Any, ...]]:
+    def rows(self, session: Session | Connection) -> list[tuple[Any, ...]]:
         """Run a SELECT in ``session``'s transaction; its rows as the driver gives them."""
         cursor = self._execute(session)
         try:
@@ -74,8 +74,8 @@ class ManyRows:
         finally:
             cursor.close()
 
-    def _execute(self, session: Session) -> Any:
-        connection = session.connection()
+    def _execute(self, session: Session | Connection) -> Any:
+        connection = session if isinstance(session, Connection) else session.connection()
         cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
             tell_listeners(connection, cursor, self.sql, self.arguments)

@@ -57,8 +57,15 @@ def test_commits_are_synced_after_the_writers_lock_is_let_go_and_only_when_they_
         assert syncs.calls == [True]  # the caller's promise: its effects leave by mail alone
         db.write(text("UPDATE setting SET value = '2' WHERE key = 'durable'"))
         assert syncs.calls == [True, True]
+        with db.writing() as connection:  # Core statements without the ORM's session (the listener's inbox rows)
+            connection.execute(text("INSERT INTO setting (key, value) VALUES ('core', '1')"))
+        assert syncs.calls == [True, True, True]
+        with db.writing() as connection:
+            connection.execute(text("SELECT count(*) FROM setting")).one()
+        assert syncs.calls == [True, True, True]  # it only read
         with db.read() as session:
-            assert {"durable", "lazy"} <= {row.key for row in session.exec(text("SELECT key FROM setting")).all()}
+            keys = {row.key for row in session.exec(text("SELECT key FROM setting")).all()}
+            assert {"durable", "lazy", "core"} <= keys
     finally:
         db.dispose()
 

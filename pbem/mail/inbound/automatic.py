@@ -39,9 +39,10 @@ def null_sender_reason(envelope_sender: str | None) -> str | None:
 
 
 def automatic_reason_from(
-    msg: Message, headers: dict[str, list[str]], envelope_sender: str | None, from_addr: str
+    msg: Message, headers: dict[str, list[str]], envelope_sender: str | None, from_addr: str, content_type: str = ""
 ) -> str | None:
-    """:func:`automatic_reason` on headers already read (see headers.raw_headers) and the From address."""
+    """:func:`automatic_reason` on headers already read (see headers.raw_headers) and the From address (and
+    ``msg``'s content type, if the caller has read it: content_type_of)."""
     reason = null_sender_reason(envelope_sender)
     if reason:
         return reason
@@ -73,7 +74,7 @@ def automatic_reason_from(
     for name in ("list-id", "list-unsubscribe"):
         if name in headers:
             return f"{_HEADER_TITLES[name]} header (mailing-list mail)"
-    if content_type_of(msg) == "multipart/report":
+    if (content_type or content_type_of(msg)) == "multipart/report":
         return "delivery or disposition report (multipart/report)"
     if "x-failed-recipients" in headers:
         return "X-Failed-Recipients header (a bounce)"

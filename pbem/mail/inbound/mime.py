@@ -30,9 +30,10 @@ class _TextPart:
     problem: str | None = None
 
 
-def read_body(msg: Message, problems: list[str]) -> str:
-    """The sender's text: the first text/plain part, else the first HTML part as text; notes what went wrong."""
-    plain, markup = _pick_parts(msg, problems)
+def read_body(msg: Message, problems: list[str], content_type: str = "") -> str:
+    """The sender's text: the first text/plain part, else the first HTML part as text; notes what went wrong.
+    ``content_type``: ``msg``'s (content_type_of), when the caller has read it already."""
+    plain, markup = _pick_parts(msg, problems, content_type)
     if plain is not None:
         text = _part_text(plain, problems)
         if text.strip() or markup is None:
@@ -55,15 +56,17 @@ def content_type_of(part: Message) -> str:
         return "text/plain"
 
 
-def _pick_parts(msg: Message, problems: list[str]) -> tuple[_TextPart | None, _TextPart | None]:
-    """The first text/plain and the first text/html part that are not attachments."""
+def _pick_parts(msg: Message, problems: list[str],
+                content_type: str = "") -> tuple[_TextPart | None, _TextPart | None]:
+    """The first text/plain and the first text/html part that are not attachments (``content_type``: ``msg``'s,
+    if known)."""
     plain: _TextPart | None = None
     markup: _TextPart | None = None
     recoveries = 0
     stack: list[tuple[Message, int]] = [(msg, 0)]
     while stack and (plain is None or markup is None):
         part, depth = stack.pop()
-        ctype = content_type_of(part)
+        ctype = content_type if part is msg and content_type else content_type_of(part)
         if ctype.startswith("message/") and depth > 0:
             continue  # a forwarded or bounced mail inside this one: its text is not our sender's
         if part.is_multipart():

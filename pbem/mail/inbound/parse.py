@@ -21,7 +21,7 @@ from pbem.mail.inbound.headers import (
     valid_address,
 )
 from pbem.mail.inbound.limits import POLICY, bound_parts
-from pbem.mail.inbound.mime import read_body
+from pbem.mail.inbound.mime import content_type_of, read_body
 from pbem.mail.inbound.quotes import extract_commands
 from pbem.mail.inbound.sanitise import clean, sanitise_text
 
@@ -76,11 +76,14 @@ def _as_bytes(raw: object) -> bytes:
 
 def _parse(raw: bytes, envelope_sender: str | None, is_command: Callable[[str], bool] | None) -> InboundMail:
     problems: list[str] = []
-    msg = message_of(bound_parts(raw, problems))
+    msg, content_type = _message_and_type(bound_parts(raw, problems))
+    # The mail's own content type, read once: the MIME walk and the automatic-mail check both ask for it, and
+    # each reading goes through the email package's header look-up and parameter split.
+    content_type = content_type or content_type_of(msg)
     headers = raw_headers(msg)
     sender_name, from_addr = parse_from(first(headers, "from"))
     sender = valid_address(from_addr) or valid_address(strip_envelope(envelope_sender))
-    body = read_body(msg, problems)
+    body = read_body(msg, problems, content_type)
     ids = MSGID_TOKEN.findall(clean(first(headers, "references") or ""))
     in_reply_to = clean(first(headers, "in-reply-to") or "")
     first_id = MSGID_TOKEN.search(in_reply_to)
@@ -92,7 +95,7 @@ def _parse(raw: bytes, envelope_sender: str | None, is_command: Callable[[str], 
         # In-Reply-To often carries a comment ("<id> (Bob's message of ...)"): keep the id itself.
         in_reply_to=first_id.group(0) if first_id else in_reply_to,
         references=trim_references(ids),
-        automatic=automatic_reason_from(msg, headers, envelope_sender, from_addr),
+        automatic=automatic_reason_from(msg, headers, envelope_sender, from_addr, content_type),
         body=body,
         commands=tuple(extract_commands(body, is_command)),
         problems=tuple(dict.fromkeys(problems)),
@@ -112,16 +115,22 @@ def message_of(raw: bytes) -> Message:
     of its cost (the feed goes line by line, the body's too). A multipart or message/* body, or any other
     header block, is parsed by the email package (tests/mail/test_message_of.py compares the two).
     """
+    return _message_and_type(raw)[0]
+
+
+def _message_and_type(raw: bytes) -> tuple[Message, str]:
+    """:func:`message_of`, and the message's content type where that reading found it ("" where it did not)."""
     block = PLAIN_HEADER_BLOCK.match(raw)
     if block is None:
-        return email.message_from_bytes(raw, policy=POLICY)
+        return email.message_from_bytes(raw, policy=POLICY), ""
     msg = EmailMessage(policy=POLICY)
     for field in _FIELD.findall(block.group(1).decode("ascii")):
         msg.set_raw(*POLICY.header_source_parse(field.splitlines(keepends=True)))
-    if msg.get_content_maintype() in ("multipart", "message"):
-        return email.message_from_bytes(raw, policy=POLICY)
+    content_type = msg.get_content_type()
+    if content_type.split("/")[0] in ("multipart", "message"):  # get_content_maintype, without reading it again
+        return email.message_from_bytes(raw, policy=POLICY), ""
     msg.set_payload(raw[block.end():].decode("ascii", "surrogateescape"))
-    return msg
+    return msg, content_type
 
 
 def _salvage(raw: bytes, envelope_sender: str | None, is_command: Callable[[str], bool] | None) -> InboundMail:
