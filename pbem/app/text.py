@@ -28,10 +28,6 @@ _CLAUSE_END = re.compile(r"[.;,]$")
 _MOVE_NUMBER = re.compile(r"^\d+\.+$")
 
 
-#: Runs of blank lines, which templates joined together leave.
-_BLANK_RUN = re.compile(r"\n{3,}")
-
-
 def tidy(body: str) -> str:
     """``body`` with long lines wrapped, trailing spaces and leading blank lines gone, one final newline."""
     raw = body.splitlines()
@@ -46,7 +42,11 @@ def tidy(body: str) -> str:
     while lines and not lines[0]:
         lines.pop(0)
     text = "\n".join(lines).rstrip("\n") + "\n"
-    return _BLANK_RUN.sub("\n\n", text) if "\n\n\n" in text else text
+    # Runs of blank lines (templates joined together leave them) down to one: each pass shortens every run of three
+    # or more line breaks by a third, to two at last. The regex r"\n{3,}" tried a match at every character.
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text
 
 
 def preview(news: str, width: int = WIDTH) -> str:
