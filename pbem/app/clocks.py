@@ -9,6 +9,7 @@ from sqlmodel import col, select
 
 from pbem.app.context import Context
 from pbem.app.game_state import active_game_of, computer_seat
+from pbem.app.local_time import stamp
 from pbem.clock import Clock, TimeControl, duration, reminder_points
 from pbem.config import Config
 from pbem.engine.base import Seat
@@ -149,10 +150,9 @@ def _clock_lines(ctx: Context, game: Game, names: dict[Seat, str], players: list
     if clock is None:
         return []
     now = ctx.services.now()
-    stamp = "%Y-%m-%d %H:%M UTC"
     lines = [f"Time control: {clock.control.describe()}",
-             f"Started:      {clock.started.strftime(stamp)}",
-             f"Last move:    {clock.last_move.strftime(stamp) if clock.last_move else '-'}"]
+             f"Started:      {stamp(clock.started)}",
+             f"Last move:    {stamp(clock.last_move) if clock.last_move else '-'}"]
     for seat, account in zip(Seat, players, strict=True):
         left = clock.left(seat.value, now)
         running = ""
@@ -163,7 +163,7 @@ def _clock_lines(ctx: Context, game: Game, names: dict[Seat, str], players: list
     deadline = clock.deadline()
     if game.status == GameStatus.ACTIVE and deadline is not None:
         until = duration((deadline - now).total_seconds())
-        lines.append(f"Deadline:     {deadline.strftime(stamp)} ({until} from now)")
+        lines.append(f"Deadline:     {stamp(deadline)} ({until} from now)")
         if grace(config).total_seconds() > 0:
             lines.append(f"Grace:        {duration(grace(config).total_seconds())} after the deadline")
     return lines

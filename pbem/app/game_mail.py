@@ -12,6 +12,7 @@ from pbem.app.context import Context
 from pbem.app.game_files import animation_left_out, final_attachments
 from pbem.app.game_pictures import html_source
 from pbem.app.game_state import engine_for, handles, player_id, records, state_of
+from pbem.app.local_time import stamp
 from pbem.app.news import result_news
 from pbem.app.records import mail_movetext
 from pbem.app.settings import may_want_pictures, white_bottom_for
@@ -55,7 +56,7 @@ def move_label(move_number: int, seat: Seat) -> str:
 
 
 def deadline_text(deadline: datetime | None) -> str:
-    return deadline.strftime("%Y-%m-%d %H:%M UTC") if deadline else "none"
+    return stamp(deadline) if deadline else "none"
 
 
 #: The variants' status line of a running game ("White to move (move 3)."): false once the game is over.

@@ -13,12 +13,24 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
-__all__ = ["localise"]
+__all__ = ["localise", "short_stamp", "stamp"]
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _STAMP = re.compile(r"\b(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}) UTC\b")
 _SHORT = re.compile(rf"\b({'|'.join(_DAYS)}) (\d{{1,2}}) ({'|'.join(_MONTHS)}) (\d{{2}}):(\d{{2}}) UTC\b")
+
+
+def stamp(moment: datetime, zone: str = "UTC") -> str:
+    """``moment`` as ``2026-12-01 06:12 UTC`` (``zone`` names its zone): what ``strftime("%Y-%m-%d %H:%M")`` writes
+    (the year unpadded, as glibc's), without its cost (a move's mails write a dozen times)."""
+    return f"{moment.year}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d} {zone}"
+
+
+def short_stamp(moment: datetime, zone: str = "UTC") -> str:
+    """``moment`` as ``Tue 1 Dec 06:12 UTC``, the form a mail's news line shows (English names, as the C locale's)."""
+    day, month = _DAYS[moment.weekday()], _MONTHS[moment.month - 1]
+    return f"{day} {moment.day} {month} {moment.hour:02d}:{moment.minute:02d} {zone}"
 
 
 def localise(text: str, zone: ZoneInfo, now: datetime, keep: Sequence[str] = ()) -> str:
@@ -45,7 +57,7 @@ def _stamp(match: re.Match[str], zone: ZoneInfo) -> str:
         moment = datetime(year, month, day, hour, minute, tzinfo=UTC).astimezone(zone)
     except ValueError:
         return match.group(0)
-    return f"{moment:%Y-%m-%d %H:%M} {zone.key}"
+    return stamp(moment, zone.key)
 
 
 def _short(match: re.Match[str], zone: ZoneInfo, now: datetime) -> str:
@@ -55,7 +67,7 @@ def _short(match: re.Match[str], zone: ZoneInfo, now: datetime) -> str:
     if year is None:
         return match.group(0)
     moment = datetime(year, month, int(day), int(hour), int(minute), tzinfo=UTC).astimezone(zone)
-    return f"{moment:%a} {moment.day} {moment:%b %H:%M} {zone.key}"
+    return short_stamp(moment, zone.key)
 
 
 def _year_of(weekday: int, day: int, month: int, now: datetime) -> int | None:

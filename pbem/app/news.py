@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pbem.app.local_time import short_stamp
 from pbem.engine.base import Outcome, Seat
 
 __all__ = ["computer_name", "is_computer_name", "result_news", "turn_news", "when"]
@@ -29,7 +30,7 @@ def when(moment: datetime | None) -> str:
     """A deadline as a preview shows it best: ``Mon 1 Dec 03:34 UTC``."""
     if moment is None:
         return "none"
-    return f"{moment:%a} {moment.day} {moment:%b %H:%M} UTC"
+    return short_stamp(moment)
 
 
 def turn_news(names: dict[Seat, str], reader: Seat | None, to_move: Seat | None, deadline: datetime | None) -> str:

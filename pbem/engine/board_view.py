@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any
 
 __all__ = ["BoardView", "Cell", "Highlight", "Mark", "Panel", "Piece", "PieceKind", "board_from_data", "board_to_data"]
@@ -85,6 +86,7 @@ class Panel:
         return tuple(mark for where, mark in self.marks if where == cell)
 
     @staticmethod
+    @cache  # the same few sets for every picture (a board's 64 cells walked each time before); frozen, so shared
     def checkered(columns: int, rows: int, dark_when: int) -> frozenset[Cell]:
         """The dark cells of a chequered panel: those whose column + row has the parity ``dark_when``."""
         return frozenset((c, r) for c in range(columns) for r in range(rows) if (c + r) % 2 == dark_when)
@@ -124,11 +126,18 @@ def board_to_data(view: BoardView) -> dict[str, Any]:
             "file_labels": list(panel.file_labels), "rank_labels": list(panel.rank_labels),
             "pieces": [[column, row, piece.kind.value, piece.white] for (column, row), piece in panel.pieces],
             "marks": [[column, row, mark.value] for (column, row), mark in panel.marks],
-            "dark": sorted(panel.dark), "missing": sorted(panel.missing), "at": list(panel.at),
+            "dark": list(_in_order(panel.dark)), "missing": list(_in_order(panel.missing)), "at": list(panel.at),
         } for panel in view.panels],
         "notes": list(view.notes),
         "legend": [[kind.value, name] for kind, name in view.legend],
     }
+
+
+@lru_cache(maxsize=64)
+def _in_order(cells: frozenset[Cell]) -> tuple[Cell, ...]:
+    """``cells`` sorted, kept: a variant's panels share their dark and missing sets (``checkered``), and a frozenset
+    keeps its hash, so finding one here is cheaper than sorting its cells again for every picture."""
+    return tuple(sorted(cells))
 
 
 #: Every piece by its colour and kind's value: a picture's data names up to some forty pieces, and looking each up

@@ -12,7 +12,8 @@ from email.charset import BASE64, QP, Charset
 from email.header import Header
 from email.mime.text import MIMEText
 from email.policy import SMTP, Policy
-from email.utils import format_datetime, formataddr
+from email.utils import formataddr
+from functools import lru_cache
 from html import escape
 
 import pybase64
@@ -22,7 +23,7 @@ from pbem.store import json_text
 from pbem.store.vocabulary import OutboxKind
 
 __all__ = ["Attachment", "Composed", "HtmlSource", "InlineImage", "Outgoing", "SecretLeakError", "base64_line_bytes",
-           "base64_lines", "compose", "message_ids", "new_message_id", "plain_address", "scan_for_secrets"]
+           "base64_lines", "compose", "mail_date", "message_ids", "new_message_id", "plain_address", "scan_for_secrets"]
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -142,6 +143,17 @@ class _Folded(str):
         return linesep.join([f"{self.name}: {first}".rstrip(), *rest]) + linesep
 
 
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def mail_date(moment: datetime) -> str:
+    """A UTC time as a Date header, as ``email.utils.format_datetime`` writes it, without its ``strftime``
+    (a twentieth of composing a mail)."""
+    return (f"{_DAYS[moment.weekday()]}, {moment.day:02d} {_MONTHS[moment.month - 1]} {moment.year:04d} "
+            f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d} +0000")
+
+
 def _one_line(value: str) -> str:
     """Controls, line breaks and lone surrogates out; runs of whitespace one space."""
     return " ".join(_CONTROL.sub(" ", value).split())
@@ -173,6 +185,12 @@ def plain_address(value: str) -> str:
     return address.encode("utf-8").decode("ascii", "surrogateescape")
 
 
+@lru_cache(maxsize=4)
+def _from_header(sender_name: str, sender: str) -> _Folded:
+    """The server's From, the same in every mail (``formataddr`` quotes and escapes with regular expressions)."""
+    return _Folded("From", [formataddr((_one_line(sender_name), plain_address(sender)))])
+
+
 def _address_header(name: str, value: str) -> _Folded:
     return _Folded(name, [plain_address(value)])
 
@@ -181,8 +199,19 @@ def message_ids(values: Iterable[str]) -> list[str]:
     """The well-formed msg-ids in ``values``, each once, in order; anything else is dropped."""
     found: list[str] = []
     for value in values:
-        found.extend(_MSGID.findall(value))
+        found.extend(_ids_in(value) if len(value) <= _LONGEST_ID else _MSGID.findall(value))
     return list(dict.fromkeys(found))
+
+
+#: The longest value :func:`_ids_in` keeps (one msg-id of at most 250 characters and its angle brackets).
+_LONGEST_ID = 252
+
+
+@lru_cache(maxsize=256)
+def _ids_in(value: str) -> tuple[str, ...]:
+    """The msg-ids in one short value, kept: a reply names the mail it answers twice (In-Reply-To, References),
+    and every mail of a game names its thread's root."""
+    return tuple(_MSGID.findall(value))
 
 
 def _ids_header(name: str, ids: list[str]) -> _Folded:
@@ -217,11 +246,11 @@ def compose(mail: Outgoing, sender: str, sender_name: str, domain: str) -> Compo
     """
     message_id = new_message_id(domain)
     headers: list[tuple[str, str]] = [
-        ("From", _Folded("From", [formataddr((_one_line(sender_name), plain_address(sender)))])),
+        ("From", _from_header(sender_name, sender)),
         ("To", _address_header("To", mail.to)),
         ("Reply-To", _address_header("Reply-To", mail.reply_to)),
         ("Subject", _text_header("Subject", mail.subject)),
-        ("Date", format_datetime(datetime.now(UTC))),
+        ("Date", mail_date(datetime.now(UTC))),
         ("Message-ID", message_id),
     ]
     in_reply_to = message_ids([mail.in_reply_to])
@@ -291,11 +320,20 @@ def _image_lines(image: InlineImage, marker: str, later: list[dict[str, object]]
 _LONGEST_7BIT_LINE = 900
 
 
+def _longest_line(text: str) -> int:
+    return max(map(len, text.splitlines()), default=0)
+
+
+def _seven_bit_part(text: str, subtype: str) -> _Part:
+    return _Part([("Content-Type", f'text/{subtype}; charset="us-ascii"'), ("MIME-Version", "1.0"),
+                  ("Content-Transfer-Encoding", "7bit")], text)
+
+
 def _text_part(text: str, subtype: str) -> _Part:
-    text = _SURROGATE.sub("\ufffd", text)
-    if text.isascii() and max(map(len, text.splitlines()), default=0) <= _LONGEST_7BIT_LINE:
-        return _Part([("Content-Type", f'text/{subtype}; charset="us-ascii"'), ("MIME-Version", "1.0"),
-                      ("Content-Transfer-Encoding", "7bit")], text)
+    if not text.isascii():  # an ASCII text holds no surrogate: no regex pass over it (isascii is a flag's read)
+        text = _SURROGATE.sub("\ufffd", text)
+    if text.isascii() and _longest_line(text) <= _LONGEST_7BIT_LINE:
+        return _seven_bit_part(text, subtype)
     charset = Charset("utf-8")
     # Plain text in quoted-printable stays readable in the raw mail; the HTML part is for clients
     # only, and base64 costs a third of what quoted-printable does to encode.
@@ -307,9 +345,11 @@ def _text_part(text: str, subtype: str) -> _Part:
 def _html_part(html: str) -> _Part:
     """The HTML as 7-bit text when it can be (characters beyond ASCII as character references, no line
     near SMTP's 998-octet limit): no transfer encoding to compute, and any client reads it."""
-    ascii_html = _SURROGATE.sub("\ufffd", html).encode("ascii", "xmlcharrefreplace").decode("ascii")
-    return _text_part(ascii_html if max(map(len, ascii_html.splitlines()), default=0) <= _LONGEST_7BIT_LINE
-                      else html, "html")
+    ascii_html = html if html.isascii() else \
+        _SURROGATE.sub("\ufffd", html).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    # The ASCII text's lines measured once: _text_part would look at both again.
+    return _seven_bit_part(ascii_html, "html") if _longest_line(ascii_html) <= _LONGEST_7BIT_LINE \
+        else _text_part(html, "html")
 
 
 def _body(mail: Outgoing, later: list[dict[str, object]]) -> _Part:
@@ -320,6 +360,8 @@ def _body(mail: Outgoing, later: list[dict[str, object]]) -> _Part:
     Mail expect it (the plain part first: the last alternative is the preferred one).
     """
     message = _text_part(mail.body, "plain")
+    if not mail.html and not mail.attachments:
+        return message  # no boundary to choose (a reply: half the mails)
     boundary = _boundary(mail)
     if mail.html:
         html = _html_part(mail.html)
@@ -355,9 +397,12 @@ def _write(part: _Part, out: list[str], more_headers: Iterable[tuple[str, str]] 
         out.append(_header_line(name, value))
     out.append("\r\n")
     if part.parts is None:
-        # Three str.replace passes cost a third of one regex substitution.
-        out.append(part.payload if part.crlf else
-                   part.payload.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\r\n"))
+        payload = part.payload
+        if not part.crlf:  # str.replace passes cost a third of one regex substitution; most texts have no CR
+            if "\r" in payload:
+                payload = payload.replace("\r\n", "\n").replace("\r", "\n")
+            payload = payload.replace("\n", "\r\n")
+        out.append(payload)
         return
     for number, inner in enumerate(part.parts):
         out.append(f"--{part.boundary}\r\n" if number == 0 else f"\r\n--{part.boundary}\r\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import chess
 
@@ -10,21 +11,28 @@ from pbem.engine.base import Audience, Recipient, Seat
 from pbem.engine.board_view import BoardView, Cell, Highlight, Mark, Panel, Piece, PieceKind
 from pbem.variants.hyperspace.model import PoolEntry
 
-__all__ = ["board_view", "diagram", "knows_square", "placed", "pool_note"]
+__all__ = ["Placed", "board_view", "diagram", "knows_square", "placed", "pool_note"]
 
 
-def placed(board: chess.BaseBoard) -> list[tuple[chess.Square, chess.PieceType, bool]]:
+Placed = tuple[tuple[chess.Square, chess.PieceType, bool], ...]
+
+
+def placed(board: chess.BaseBoard) -> Placed:
     """Every piece as (square, type, white), read off the board's bitboards one kind and colour at a time:
     python-chess's ``piece_map`` asks each square for its type and makes a ``Piece`` of it (12 against 39 µs a
-    board; a move's mails read the board three times)."""
-    found = []
-    for white in (True, False):
-        mine = board.occupied_co[white]
-        for piece_type, mask in ((chess.PAWN, board.pawns), (chess.KNIGHT, board.knights),
-                                 (chess.BISHOP, board.bishops), (chess.ROOK, board.rooks),
-                                 (chess.QUEEN, board.queens), (chess.KING, board.kings)):
+    board). A move's mails read the same position three times (two diagrams, a picture): the pieces are kept by
+    the bitboards they are read from, which say all of it (a board itself may change)."""
+    return _placed(board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.pawns, board.knights,
+                   board.bishops, board.rooks, board.queens, board.kings)
+
+
+@lru_cache(maxsize=16)
+def _placed(white_men: int, black_men: int, *kinds: int) -> Placed:
+    found: list[tuple[chess.Square, chess.PieceType, bool]] = []
+    for white, mine in ((True, white_men), (False, black_men)):
+        for piece_type, mask in zip(chess.PIECE_TYPES, kinds, strict=True):
             found += [(square, piece_type, white) for square in chess.scan_reversed(mask & mine)]
-    return found
+    return tuple(found)
 
 
 _LETTERS = {(piece_type, white): chess.piece_symbol(piece_type).upper() if white else chess.piece_symbol(piece_type)
