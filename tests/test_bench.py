@@ -70,6 +70,20 @@ def test_move_instructions_counts_a_move_under_callgrind() -> None:
     assert 0 < alone < whole and abs(whole - alone - worker) < 0.02
 
 
+def test_server_instructions_counts_the_listener_and_the_deliverer_natively() -> None:
+    """bench/server_instructions.py without valgrind (``--native``): the listener's mails and the deliverer's moves
+    go through pbem's own parts, and each part's figures a mail come out (differences of two runs: with so few mails
+    the CPU's may come out below zero, the context switches not)."""
+    done = run_bench("server_instructions.py", "--native", "--mails", "4", "--more", "6", timeout=300)
+    assert done.returncode == 0, done.stderr
+    number = r"(-?[\d.]+)"
+    for part, unit in (("inbound", "mail"), ("outbound", "move (two mails)")):
+        found = re.search(rf"^{part}, a {re.escape(unit)}: voluntary {number}, involuntary {number}, "
+                          rf"user_us {number}, system_us {number}$", done.stdout, re.MULTILINE)
+        assert found is not None, done.stdout
+        assert float(found.group(1)) > 0, done.stdout  # a mail is read or sent in several blocking calls
+
+
 def test_move_cost_runs_on_postgresql(tmp_path: Path) -> None:
     if reason := postgres_available():
         pytest.skip(reason)
