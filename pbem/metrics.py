@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.metrics_core import Metric
@@ -54,6 +55,20 @@ COMPUTER_MOVES = Counter("pbem_computer_turns", "The computer's finished turns: 
                          ["kind"], registry=REGISTRY)
 COMPUTER_SECONDS = Histogram("pbem_computer_search_seconds", "Time one search of the computer took",
                              buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0), registry=REGISTRY)
+
+
+#: Labelled children already looked up, by their metric and label values (see labelled).
+_CHILDREN: dict[tuple[object, tuple[str, ...]], Any] = {}
+
+
+def labelled(metric: Counter, *values: str) -> Any:
+    """``metric.labels(*values)``, looked up once: ``labels`` takes a lock and checks its values at every call, a
+    hot path's counters count every mail. Made on first use, so /metrics shows no child before its first event."""
+    key = (metric, values)
+    child = _CHILDREN.get(key)
+    if child is None:
+        child = _CHILDREN[key] = metric.labels(*values)
+    return child
 
 
 #: One sample's name and labels, and its value: what a process reports of its counts.

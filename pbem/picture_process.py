@@ -21,11 +21,10 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any
 
 from pbem.children import become_child, child_context, preload
 from pbem.mail.later_pictures import finished
-from pbem.metrics import MAILS_DRAWN
+from pbem.metrics import MAILS_DRAWN, labelled
 
 __all__ = ["ANSWER_SECONDS", "PictureProcess", "serve_pictures"]
 
@@ -69,8 +68,6 @@ class PictureProcess:
         self._pipe: Connection | None = None
         self._failed_at = float("-inf")
         self.drawn_here = 0  # mails whose pictures the server's process drew itself (a child was down)
-        # The counter's child for the child's mails, looked up on the first (``labels`` locks and checks every call).
-        self._drawn_there: Any = None
 
     @property
     def pid(self) -> int | None:
@@ -92,9 +89,7 @@ class PictureProcess:
                     pipe.send_bytes(_request(raw, pictures))
                     if pipe.poll(ANSWER_SECONDS):
                         drawn = pipe.recv_bytes()
-                        if self._drawn_there is None:
-                            self._drawn_there = MAILS_DRAWN.labels("picture-process")
-                        self._drawn_there.inc()
+                        labelled(MAILS_DRAWN, "picture-process").inc()
                         return drawn
                     log.error("picture process %s gave no picture in %.0f s; stopping it", self.pid, ANSWER_SECONDS)
                 except (EOFError, OSError) as error:

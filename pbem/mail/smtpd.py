@@ -19,7 +19,7 @@ from sqlalchemy.engine import Dialect
 from pbem.mail.addresses import Address, AddressBook, AddressKind, redacted
 from pbem.mail.inbound.headers import PLAIN_ADDRESS, PLAIN_HEADER_BLOCK
 from pbem.mail.smtp_data import read_data_section
-from pbem.metrics import MAILS_RECEIVED, MAILS_REFUSED
+from pbem.metrics import MAILS_RECEIVED, MAILS_REFUSED, labelled
 from pbem.store.db import Database
 from pbem.store.many_rows import ManyRows, converted, converters
 from pbem.store.models import Challenge, InboxItem, utcnow
@@ -30,17 +30,6 @@ __all__ = ["Arrival", "GroupCommit", "InboundHandler", "PbemSMTP", "read_and_sto
 log = logging.getLogger(__name__)
 
 _HEADER_PARSER = BytesHeaderParser(policy=compat32)
-
-#: The received counter's children by outcome, each looked up once, on its first mail (``labels`` takes a lock and
-#: checks its values at every call; a child made at import would show in /metrics before its first mail).
-_RECEIVED_COUNTS: dict[str, Any] = {}
-
-
-def _count_received(outcome: str) -> None:
-    counter = _RECEIVED_COUNTS.get(outcome)
-    if counter is None:
-        counter = _RECEIVED_COUNTS[outcome] = MAILS_RECEIVED.labels(outcome)
-    counter.inc()
 
 #: Most arrivals one commit takes; bounds the transaction and the wait of the last one in it.
 MAX_GROUP = 64
@@ -288,12 +277,12 @@ class InboundHandler:
         if stored:
             log.info("received %s from %s for %s (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
                      kinds, len(raw))
-            _count_received("stored")
+            labelled(MAILS_RECEIVED, "stored").inc()
             self.on_stored()
             return "250 2.0.0 message accepted"
         log.info("duplicate %s from %s absorbed (%d bytes)", arrival.message_id[:200], redacted(sender) or "<>",
                  len(raw))
-        _count_received("duplicate")
+        labelled(MAILS_RECEIVED, "duplicate").inc()
         return "250 2.0.0 duplicate message already accepted"
 
     def _kinds(self, envelope: Envelope) -> Iterator[str]:
