@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -57,18 +58,11 @@ COMPUTER_SECONDS = Histogram("pbem_computer_search_seconds", "Time one search of
                              buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0), registry=REGISTRY)
 
 
-#: Labelled children already looked up, by their metric and label values (see labelled).
-_CHILDREN: dict[tuple[object, tuple[str, ...]], Any] = {}
-
-
+@cache
 def labelled(metric: Counter, *values: str) -> Any:
     """``metric.labels(*values)``, looked up once: ``labels`` takes a lock and checks its values at every call, a
     hot path's counters count every mail. Made on first use, so /metrics shows no child before its first event."""
-    key = (metric, values)
-    child = _CHILDREN.get(key)
-    if child is None:
-        child = _CHILDREN[key] = metric.labels(*values)
-    return child
+    return metric.labels(*values)
 
 
 #: One sample's name and labels, and its value: what a process reports of its counts.

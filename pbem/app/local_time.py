@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
+from pbem.calendar_names import DAY_NAMES as _DAYS
+from pbem.calendar_names import MONTH_NAMES as _MONTHS
+
 __all__ = ["localise", "short_stamp", "stamp"]
 
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _STAMP = re.compile(r"\b(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}) UTC\b")
 _SHORT = re.compile(rf"\b({'|'.join(_DAYS)}) (\d{{1,2}}) ({'|'.join(_MONTHS)}) (\d{{2}}):(\d{{2}}) UTC\b")
 

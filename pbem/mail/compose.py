@@ -18,6 +18,7 @@ from html import escape
 
 import pybase64
 
+from pbem.calendar_names import DAY_NAMES, MONTH_NAMES
 from pbem.engine.board_view import BoardView, board_to_data
 from pbem.store import json_text
 from pbem.store.vocabulary import OutboxKind
@@ -143,14 +144,10 @@ class _Folded(str):
         return linesep.join([f"{self.name}: {first}".rstrip(), *rest]) + linesep
 
 
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
 def mail_date(moment: datetime) -> str:
     """A UTC time as a Date header, as ``email.utils.format_datetime`` writes it, without its ``strftime``
     (a twentieth of composing a mail)."""
-    return (f"{_DAYS[moment.weekday()]}, {moment.day:02d} {_MONTHS[moment.month - 1]} {moment.year:04d} "
+    return (f"{DAY_NAMES[moment.weekday()]}, {moment.day:02d} {MONTH_NAMES[moment.month - 1]} {moment.year:04d} "
             f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d} +0000")
 
 

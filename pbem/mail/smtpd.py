@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from email.parser import BytesHeaderParser
 from email.policy import compat32
+from functools import cache
 from typing import Any, AnyStr
 
 from aiosmtpd.smtp import MISSING, SMTP, Envelope, Session, syntax
@@ -89,15 +90,11 @@ _INSERTED = tuple(_INBOX.c[name] for name in ("message_id", "envelope_from", "re
                                                "error", "received_at"))
 
 
-#: _INSERTED's converters by dialect: each column's bind processor, looked up through its type once, not per batch.
-_CONVERTERS: dict[Dialect, tuple[Any, ...]] = {}
-
-
+@cache
 def _converters(dialect: Dialect) -> tuple[Any, ...]:
-    convert = _CONVERTERS.get(dialect)
-    if convert is None:
-        convert = _CONVERTERS[dialect] = converters(dialect, _INSERTED)
-    return convert
+    """_INSERTED's converters for ``dialect``: each column's bind processor, looked up through its type once, not
+    per batch."""
+    return converters(dialect, _INSERTED)
 
 
 def store_batch(db: Database, arrivals: Sequence[Arrival]) -> list[bool]:

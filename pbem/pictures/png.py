@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PIL import Image
@@ -77,7 +77,7 @@ def index_bytes(image: Image.Image) -> bytes:
     return data if status == 1 and len(data) == size else image.tobytes()  # 1: the encoder's "done"
 
 
-def band_edges(height: int, cuts: Sequence[int] = ()) -> list[int]:
+def band_edges(height: int, cuts: Iterable[int] = ()) -> list[int]:
     """Where the bands of a picture ``height`` rows high begin, and its height: at each of ``cuts`` inside the
     picture, and every BAND_ROWS rows within a stretch longer than twice that (a legend, a picture without
     cuts)."""
@@ -119,7 +119,7 @@ class BandedPngEncoder:
         return self.encode_filtered(rows, width, height, palette)
 
     def encode_filtered(self, rows: bytes, width: int, height: int, palette: Sequence[int],
-                        cuts: Sequence[int] = ()) -> bytes:
+                        cuts: Iterable[int] = ()) -> bytes:
         """A ``width`` x ``height`` palette picture as PNG bytes, from its ``rows`` of indices each already preceded
         by its filter byte (0); ``cuts``: the rows where bands should begin (see :func:`band_edges`)."""
         if len(rows) != (width + 1) * height:

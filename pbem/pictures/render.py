@@ -38,7 +38,7 @@ from .colours import (
     TEXT,
 )
 from .figures import figure
-from .layout import WIDTH, cell_box, font, layout_of, legend_entries, picture_size
+from .layout import WIDTH, Layout, cell_box, font, layout_of, legend_entries, picture_size
 from .png import BandedPngEncoder, index_bytes
 
 __all__ = [
@@ -166,16 +166,16 @@ def _paster(canvas: Image.Image, left: int) -> Callable[[_Tile, int, int], None]
 def render_image(view: BoardView, scale: int = 1, width: int = WIDTH) -> Image.Image:
     """The picture of a view as a palette ("P") image with the fixed palette (every frame alike, for a GIF),
     laid out ``width`` pixels wide at scale 1 (a smaller picture is drawn small, not shrunk: it stays crisp)."""
-    canvas = _draw(view, scale, width, 0)
+    canvas = _draw(view, layout_of(view, width), scale, 0)
     canvas.putpalette(_FLAT_PALETTE)
     return canvas
 
 
-def _draw(view: BoardView, scale: int, width: int, left: int) -> Image.Image:
-    """:func:`render_image`'s pixels, after ``left`` columns of palette index 0 (and with no palette)."""
+def _draw(view: BoardView, layout: Layout, scale: int, left: int) -> Image.Image:
+    """:func:`render_image`'s pixels, laid out by ``layout``, after ``left`` columns of palette index 0 (and with no
+    palette)."""
     if scale < 1:
         raise ValueError("the scale is a whole number from 1")
-    layout = layout_of(view, width)
     canvas = Image.new("P", (layout.width * scale + left, layout.height * scale), 0)
     paste = _paster(canvas, left)
     size = layout.cell * scale
@@ -210,19 +210,18 @@ def draw_png(view: BoardView, scale: int = 1) -> bytes:
     """The picture of a view as palette PNG bytes (``scale=2``: the crisp double-size version), drawn now
     (its rows deflated only where no earlier picture had the same). Drawn one column to the right: that column,
     index 0, is each row's PNG filter byte (none), so the canvas's bytes are the rows as PNG deflates them."""
-    canvas = _draw(view, scale, WIDTH, 1)
+    layout = layout_of(view, WIDTH)
+    canvas = _draw(view, layout, scale, 1)
     return PNG_ENCODER.encode_filtered(index_bytes(canvas), canvas.width - 1, canvas.height, _FLAT_PALETTE,
-                                       _cell_row_edges(view, scale))
+                                       _cell_row_edges(view, layout, scale))
 
 
-def _cell_row_edges(view: BoardView, scale: int) -> list[int]:
+def _cell_row_edges(view: BoardView, layout: Layout, scale: int) -> set[int]:
     """The picture rows where its panels' rows of cells begin and end: the PNG's bands are cut there, so that a
     row of cells that looks as it did in an earlier picture is deflated once for both (pbem.pictures.png)."""
-    layout = layout_of(view, WIDTH)
     size = layout.cell * scale
-    edges = {top * scale + row * size
-             for panel, (_, top) in zip(view.panels, layout.origins, strict=True) for row in range(panel.rows + 1)}
-    return sorted(edges)
+    return {top * scale + row * size
+            for panel, (_, top) in zip(view.panels, layout.origins, strict=True) for row in range(panel.rows + 1)}
 
 
 @lru_cache(maxsize=64)
